@@ -1,0 +1,58 @@
+# NotesKit — two commands on a fresh Debian machine:
+#   make demo   build everything and run examples/quickstart.py on the default store
+#   make test   build everything and run every test (swift test + the pytest acceptance suite)
+SHELL := /bin/bash
+.ONESHELL:
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Debian packages the build, the tests and the demo need (installed when missing).
+DEBS := pkg-config libsqlite3-dev libpython3-dev python3-venv python3-gi gir1.2-pango-1.0 \
+        libpango1.0-dev libcairo2-dev fonts-wqy-microhei fonts-dejavu-core fontconfig
+# The venv is made from Debian's interpreter with its site packages, so PyGObject (the Pango
+# oracle of the layout tests) is importable next to noteskit.
+SYSTEM_PYTHON := /usr/bin/python3
+VENV := .venv
+PY := $(VENV)/bin/python
+LIB := .build/release/libNotesCAPI.so
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps lib venv demo test swift-test py-test bench clean
+
+all: lib
+
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done | tr '\n' ' ')
+	if [ -n "$$missing" ]; then
+	  echo "installing Debian packages: $$missing"
+	  $(SUDO) apt-get update -qq
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null
+	  fc-cache -f >/dev/null
+	fi
+
+lib: deps
+	swift build -c release --product NotesCAPI -Xswiftc -static-stdlib
+
+$(VENV)/.installed: bindings/python/pyproject.toml
+	[ -x $(PY) ] || $(SYSTEM_PYTHON) -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e 'bindings/python[test]'
+	touch $@
+
+venv: deps $(VENV)/.installed
+
+demo: lib venv
+	$(PY) examples/quickstart.py $(ARGS)
+
+swift-test: lib
+	swift test
+
+py-test: lib venv
+	$(PY) -m pytest -q bindings/python/tests
+
+test: swift-test py-test
+
+bench: lib venv
+	$(PY) benchmarks/store_bench.py
+
+clean:
+	rm -rf .build $(VENV)

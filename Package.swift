@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The shipped library is built with
+//   swift build -c release --product NotesCAPI -Xswiftc -static-stdlib
+// Keep -static-stdlib out of this file: with it `swift test` fails to link.
+let package = Package(
+    name: "NotesKit",
+    products: [
+        .library(name: "NotesKit", targets: ["NotesKit"]),
+        .library(name: "NotesCAPI", type: .dynamic, targets: ["NotesCAPI"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPython",
+            pkgConfig: "python3-embed",
+            providers: [.apt(["libpython3-dev"])]
+        ),
+        .target(
+            name: "NotesKit",
+            dependencies: ["CSQLite"]
+        ),
+        .target(
+            name: "NotesCAPI",
+            dependencies: ["NotesKit"]
+        ),
+        .testTarget(
+            name: "NotesKitTests",
+            dependencies: ["NotesKit"]
+        ),
+        .testTarget(
+            name: "NotesCAPITests",
+            dependencies: ["NotesCAPI", "NotesKit"]
+        ),
+        .testTarget(
+            name: "NotesHarnessTests",
+            dependencies: ["CPython", "NotesCAPI"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,2 @@
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>

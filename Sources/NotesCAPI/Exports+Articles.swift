@@ -1,0 +1,136 @@
+import NotesKit
+
+// Articles and drafts. Records come back as JSON (see JSON+Model.swift).
+
+public typealias OutJSON = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+@_cdecl("nk_article_create")
+public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
+                              _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let article = try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content"))
+        try put(JSONWriter.encode { $0.article(article) }, out)
+    }
+}
+
+@_cdecl("nk_article_create_many")
+public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let store = try store(handle)
+        let input = try records(try string(recordsJSON, "records_json"), "records_json").enumerated().map { index, members in
+            let r = RecordReader(members: members, index: index)
+            return NewArticle(title: try r.string("title"), content: try r.string("content"), uid: try r.optionalString("uid"),
+                              createdAt: try r.optionalTimestamp("created_at"), updatedAt: try r.optionalTimestamp("updated_at"))
+        }
+        let created = try store.articles.createMany(input)
+        try put(JSONWriter.encode { $0.list(created) { $0.article($1) } }, out)
+    }
+}
+
+@_cdecl("nk_article_get")
+public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let article = try store(handle).articles.get(id)
+        try put(JSONWriter.encode { $0.article(article) }, out)
+    }
+}
+
+@_cdecl("nk_article_update")
+public func nk_article_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
+                              _ expectedRevision: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let article = try store(handle).articles.update(
+            id, title: try optionalString(title, "title"), content: try optionalString(content, "content"),
+            expectedRevision: expectedRevision > 0 ? expectedRevision : nil)
+        try put(JSONWriter.encode { $0.article(article) }, out)
+    }
+}
+
+@_cdecl("nk_article_delete")
+public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
+    call { try store(handle).articles.delete(id) }
+}
+
+@_cdecl("nk_article_list")
+public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let page = try store(handle).articles.list(limit: count(limit), after: try optionalString(after, "after"))
+        try put(JSONWriter.encode { $0.page(page) { $0.article($1) } }, out)
+    }
+}
+
+@_cdecl("nk_article_count")
+public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_count")
+        out.pointee = Int64(try store(handle).articles.count())
+    }
+}
+
+@_cdecl("nk_draft_new")
+public func nk_draft_new(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
+                         _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let draft = try store(handle).articles.newDraft(title: try optionalString(title, "title"),
+                                                        content: try optionalString(content, "content") ?? "")
+        try put(JSONWriter.encode { $0.draft(draft) }, out)
+    }
+}
+
+@_cdecl("nk_draft_edit")
+public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let draft = try store(handle).articles.edit(articleID)
+        try put(JSONWriter.encode { $0.draft(draft) }, out)
+    }
+}
+
+@_cdecl("nk_draft_get")
+public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let draft = try store(handle).articles.draft(id)
+        try put(JSONWriter.encode { $0.draft(draft) }, out)
+    }
+}
+
+@_cdecl("nk_draft_list")
+public func nk_draft_list(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let drafts = try store(handle).articles.drafts()
+        try put(JSONWriter.encode { $0.list(drafts) { $0.draft($1) } }, out)
+    }
+}
+
+@_cdecl("nk_draft_update")
+public func nk_draft_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
+                            _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let draft = try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
+                                                           content: try optionalString(content, "content"))
+        try put(JSONWriter.encode { $0.draft(draft) }, out)
+    }
+}
+
+@_cdecl("nk_draft_save")
+public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let article = try store(handle).articles.saveDraft(id)
+        try put(JSONWriter.encode { $0.article(article) }, out)
+    }
+}
+
+@_cdecl("nk_draft_discard")
+public func nk_draft_discard(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
+    call { try store(handle).articles.discardDraft(id) }
+}

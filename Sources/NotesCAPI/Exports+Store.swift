@@ -1,0 +1,109 @@
+import NotesKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Library identity, memory, errors, and the store handle. See include/noteskit.h.
+
+/// Bumped whenever an export's signature or meaning changes.
+let abiVersion: Int32 = 1
+let libraryVersion: StaticString = "0.1.0"
+
+@_cdecl("nk_abi_version")
+public func nk_abi_version() -> Int32 { abiVersion }
+
+@_cdecl("nk_version")
+public func nk_version() -> UnsafePointer<CChar>? {
+    UnsafeRawPointer(libraryVersion.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("nk_free")
+public func nk_free(_ pointer: UnsafeMutableRawPointer?) {
+    free(pointer)
+}
+
+@_cdecl("nk_last_error")
+public func nk_last_error() -> UnsafeMutablePointer<CChar>? {
+    guard let json = LastError.current else { return nil }
+    return try? ownedCString(json)
+}
+
+@_cdecl("nk_store_open")
+public func nk_store_open(_ path: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_store")
+        let store = try Store.open(path: try string(path, "path"))
+        out.pointee = Handles.add(store, .store)
+    }
+}
+
+@_cdecl("nk_store_open_memory")
+public func nk_store_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_store")
+        out.pointee = Handles.add(try Store.memory(), .store)
+    }
+}
+
+@_cdecl("nk_store_close")
+public func nk_store_close(_ handle: OpaquePointer?) -> Int32 {
+    call {
+        let store = try Handles.remove(handle, .store) as? Store
+        store?.close()
+    }
+}
+
+func store(_ handle: OpaquePointer?) throws -> Store {
+    try Handles.get(handle, .store, as: Store.self)
+}
+
+@_cdecl("nk_store_changes")
+public func nk_store_changes(_ handle: OpaquePointer?, _ since: Int64, _ limit: Int64,
+                             _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let changes = try store(handle).changes(since: since, limit: count(limit))
+        try put(JSONWriter.encode { $0.list(changes) { $0.change($1) } }, out)
+    }
+}
+
+@_cdecl("nk_store_last_change_seq")
+public func nk_store_last_change_seq(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_seq")
+        out.pointee = try store(handle).lastChangeSeq()
+    }
+}
+
+/// The caller's callback and its user data, carried into the store's subscriber closure.
+private struct ChangeCallback: @unchecked Sendable {
+    let function: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+    let userData: UnsafeMutableRawPointer?
+}
+
+@_cdecl("nk_store_subscribe")
+public func nk_store_subscribe(_ handle: OpaquePointer?,
+                               _ callback: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void)?,
+                               _ userData: UnsafeMutableRawPointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_token")
+        guard let callback else { throw NotesError(.invalidArgument, "callback is NULL", field: "callback") }
+        let target = ChangeCallback(function: callback, userData: userData)
+        out.pointee = try store(handle).subscribe { changes in
+            var json = JSONWriter.encode { $0.list(changes) { $0.change($1) } }
+            json.append(0)
+            json.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { target.function(target.userData, $0.baseAddress) }
+            }
+        }
+    }
+}
+
+@_cdecl("nk_store_unsubscribe")
+public func nk_store_unsubscribe(_ handle: OpaquePointer?, _ token: Int64) -> Int32 {
+    call {
+        guard try store(handle).unsubscribe(token) else {
+            throw NotesError(.notFound, "subscription \(token) does not exist (already unsubscribed?)")
+        }
+    }
+}

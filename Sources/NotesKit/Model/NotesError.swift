@@ -1,0 +1,93 @@
+/// The one error type of NotesKit.
+///
+/// A `NotesError` carries a ``Kind`` that callers pattern-match on, a message a person can act
+/// on, and, where it applies, the field at fault or the SQLite result code behind it. The kinds
+/// are exactly the Python exception classes under `noteskit.NotesError`; nothing else is public.
+///
+/// ```swift
+/// do { try store.articles.create(title: "", content: "x") }
+/// catch let error as NotesError where error.kind == .validation { print(error.field!) } // "title"
+/// ```
+public struct NotesError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, coarse enough to act on. The raw values are the C ABI status codes.
+    public enum Kind: Int32, Sendable, CaseIterable {
+        /// A caller broke the calling convention: NULL, invalid UTF-8, an unknown handle.
+        case invalidArgument = 1
+        /// A value breaks a rule of the model (empty title, limit out of range, forged cursor).
+        case validation = 2
+        /// The record asked for does not exist.
+        case notFound = 3
+        /// The record changed since it was read (a stale draft, an expected revision).
+        case conflict = 4
+        /// SQLite failed in a way not covered by a more precise kind.
+        case storage = 5
+        /// The store's schema is newer than this library, or the file is not a NotesKit store.
+        case schema = 6
+        /// The file is damaged or is not a database at all.
+        case corrupt = 7
+        /// The file or its folder cannot be written.
+        case readOnly = 8
+        /// The disk or the page limit is full.
+        case storageFull = 9
+        /// Another connection held a lock past the busy timeout.
+        case busy = 10
+        /// The store (or another handle) was closed.
+        case closed = 11
+        /// An import file or record is malformed.
+        case format = 12
+        /// A font needed for measuring text is missing.
+        case font = 13
+        /// The caller cancelled a long operation.
+        case cancelled = 14
+        /// A bug in NotesKit: please report it.
+        case internalError = 99
+
+        /// The stable name used in the C ABI's last-error JSON.
+        public var name: String {
+            switch self {
+            case .invalidArgument: "invalid_argument"
+            case .validation: "validation"
+            case .notFound: "not_found"
+            case .conflict: "conflict"
+            case .storage: "storage"
+            case .schema: "schema"
+            case .corrupt: "corrupt"
+            case .readOnly: "read_only"
+            case .storageFull: "storage_full"
+            case .busy: "busy"
+            case .closed: "closed"
+            case .format: "format"
+            case .font: "font"
+            case .cancelled: "cancelled"
+            case .internalError: "internal"
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The field at fault, for `.validation` and `.format`.
+    public var field: String?
+    /// The line or record number, for `.format`.
+    public var line: Int?
+    /// The SQLite extended result code, when SQLite reported the failure.
+    public var sqliteCode: Int32?
+
+    public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil) {
+        self.kind = kind
+        self.message = message
+        self.field = field
+        self.line = line
+        self.sqliteCode = sqliteCode
+    }
+
+    public var description: String { "\(kind.name): \(message)" }
+
+    static func validation(_ field: String, _ message: String) -> NotesError {
+        NotesError(.validation, message, field: field)
+    }
+
+    static func notFound(_ what: String, _ id: Int64) -> NotesError {
+        NotesError(.notFound, "\(what) \(id) does not exist")
+    }
+}

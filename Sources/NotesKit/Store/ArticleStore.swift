@@ -1,0 +1,167 @@
+/// The articles of a store: create, read, update, delete, page newest first, bulk import.
+///
+/// Obtained as `store.articles`. Every method is one transaction (or one read) under the store's
+/// lock; writes record their changes in the change feed in the same transaction.
+public struct ArticleStore: Sendable {
+    let store: Store
+
+    static let columns = "id, uid, title, content, created_at, updated_at, revision"
+    static let listKind = "articles"
+
+    // MARK: - Reading
+
+    /// The article with `id`, or `.notFound`. O(log n).
+    public func get(_ id: Int64) throws -> Article {
+        try store.read { db in
+            guard let article = try Self.fetch(db, id) else { throw NotesError.notFound("article", id) }
+            return article
+        }
+    }
+
+    /// How many articles the store holds. O(n) over the index.
+    public func count() throws -> Int {
+        try store.read { Int(try Store.scalar($0, "SELECT count(*) FROM articles")) }
+    }
+
+    /// One page of articles, newest first (`created_at`, then `id`, descending).
+    ///
+    /// Keyset-paged: `after` is the `nextCursor` of the previous page; a page at any depth costs
+    /// what the first one costs, O(log n + limit), and rows inserted meanwhile never make a reader
+    /// see a row twice or skip one. `limit` is 1...1000.
+    public func list(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<Article> {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            let stmt: Statement
+            if let position {
+                stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?")
+                stmt.bind(1, position.key).bind(2, position.id).bind(3, Int64(limit + 1))
+            } else {
+                stmt = try db.prepare("SELECT \(Self.columns) FROM articles ORDER BY created_at DESC, id DESC LIMIT ?")
+                stmt.bind(1, Int64(limit + 1))
+            }
+            var items: [Article] = []
+            items.reserveCapacity(limit + 1)
+            while try stmt.step() { items.append(Self.article(from: stmt)) }
+            return page(items, limit: limit)
+        }
+    }
+
+    func page(_ rows: [Article], limit: Int) -> Page<Article> {
+        guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
+        let cursor = store.cursors.encode(kind: Self.listKind, .init(key: last.createdAt.milliseconds, id: last.id))
+        return Page(items: Array(rows.prefix(limit)), nextCursor: cursor)
+    }
+
+    // MARK: - Writing
+
+    /// Saves a new article. Title and content must be non-blank (`.validation` naming the field,
+    /// nothing written).
+    public func create(title: String, content: String) throws -> Article {
+        try createMany([NewArticle(title: title, content: content)])[0]
+    }
+
+    /// Saves many articles in one transaction: all of them, or (on any invalid record) none.
+    ///
+    /// A `.validation` error names the field and the record's index (`line`, 0-based). A `uid`
+    /// already in the store is a `.conflict`. O(k log n).
+    public func createMany(_ records: [NewArticle]) throws -> [Article] {
+        var prepared: [Article] = []
+        prepared.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() {
+            do {
+                try Article.validate(title: record.title, content: record.content)
+                let uid = try record.uid.map { try UID.normalized($0) } ?? UID.random()
+                if let c = record.createdAt, !Timestamp.range.contains(c.milliseconds) { throw NotesError.validation("created_at", "created_at is out of range") }
+                prepared.append(Article(id: 0, uid: uid, title: record.title, content: record.content,
+                                        createdAt: record.createdAt ?? Timestamp(milliseconds: 0),
+                                        updatedAt: record.updatedAt ?? record.createdAt ?? Timestamp(milliseconds: 0), revision: 1))
+            } catch var error as NotesError {
+                if records.count > 1 {
+                    error.line = index
+                    error.message = "record \(index): " + error.message
+                }
+                throw error
+            }
+        }
+        return try store.write { tx in
+            let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
+            for (index, record) in records.enumerated() {
+                if record.createdAt == nil { prepared[index].createdAt = tx.now }
+                if record.updatedAt == nil && record.createdAt == nil { prepared[index].updatedAt = tx.now }
+                let a = prepared[index]
+                insert.reset()
+                insert.bind(1, a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
+                do {
+                    try insert.run()
+                } catch var error as NotesError where error.kind == .conflict {
+                    error.field = "uid"
+                    error.line = records.count > 1 ? index : nil
+                    error.message = "an article with uid \(a.uid) already exists"
+                    throw error
+                }
+                prepared[index].id = tx.connection.lastInsertRowID
+                try tx.record("article", .create, id: prepared[index].id, uid: a.uid, revision: 1)
+            }
+            return prepared
+        }
+    }
+
+    /// Changes the title and/or content of article `id`, raising its revision by one.
+    ///
+    /// With `expectedRevision`, fails with `.conflict` (and writes nothing) when the stored revision
+    /// differs. Saving the values the article already has changes nothing: same revision, no
+    /// change in the feed.
+    public func update(_ id: Int64, title: String? = nil, content: String? = nil, expectedRevision: Int64? = nil) throws -> Article {
+        try store.write { tx in try Self.update(tx, id, title: title, content: content, expectedRevision: expectedRevision) }
+    }
+
+    static func update(_ tx: WriteContext, _ id: Int64, title: String?, content: String?, expectedRevision: Int64?) throws -> Article {
+        guard var article = try fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
+        if let expectedRevision, expectedRevision != article.revision {
+            throw NotesError(.conflict, "article \(id) is at revision \(article.revision), not \(expectedRevision): it was changed since it was read")
+        }
+        let newTitle = title ?? article.title, newContent = content ?? article.content
+        try Article.validate(title: newTitle, content: newContent)
+        guard newTitle != article.title || newContent != article.content else { return article }
+        article.title = newTitle
+        article.content = newContent
+        article.revision += 1
+        article.updatedAt = tx.now
+        let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, updated_at = ?, revision = ? WHERE id = ?")
+        stmt.bind(1, newTitle).bind(2, newContent).bind(3, tx.now.milliseconds).bind(4, article.revision).bind(5, id)
+        try stmt.run()
+        try tx.record("article", .update, id: id, uid: article.uid, revision: article.revision)
+        return article
+    }
+
+    /// Deletes article `id` and everything derived from it; `.notFound` if there is none.
+    public func delete(_ id: Int64) throws {
+        try store.write { tx in
+            guard let article = try Self.fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
+            let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
+            stmt.bind(1, id)
+            try stmt.run()
+            try tx.record("article", .delete, id: id, uid: article.uid, revision: article.revision)
+        }
+    }
+
+    // MARK: - Rows
+
+    static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
+        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE id = ?")
+        stmt.bind(1, id)
+        return try stmt.step() ? article(from: stmt) : nil
+    }
+
+    static func article(from stmt: Statement) -> Article {
+        Article(id: stmt.int64(0), uid: stmt.text(1), title: stmt.text(2), content: stmt.text(3),
+                createdAt: Timestamp(milliseconds: stmt.int64(4)), updatedAt: Timestamp(milliseconds: stmt.int64(5)),
+                revision: stmt.int64(6))
+    }
+}
+
+extension Store {
+    /// The store's articles and drafts.
+    public var articles: ArticleStore { ArticleStore(store: self) }
+}

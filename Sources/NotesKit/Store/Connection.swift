@@ -1,0 +1,173 @@
+import CSQLite
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock. This is the only
+/// type that calls SQLite's C API; everything above speaks SQL through it.
+final class Connection {
+    let db: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (or creates) the database at `path`; `":memory:"` gives a private in-memory database.
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw Connection.error(code: rc, message: "cannot open \(path): \(message)")
+        }
+        db = handle
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// Finalizes every statement and closes the database.
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        sqlite3_close_v2(db)
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(message)
+            throw Connection.error(code: rc, message: text)
+        }
+    }
+
+    /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
+    func prepare(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
+        let statement = Statement(raw, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling back
+    /// on any error, so that a failure leaves nothing half-written.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(db) == 0 { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+    var changes: Int { Int(sqlite3_changes(db)) }
+
+    func lastError(_ rc: Int32) -> NotesError {
+        Connection.error(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), fallback: rc)
+    }
+
+    /// Maps an SQLite result code to the NotesError kind a caller can act on, keeping the code.
+    static func error(code: Int32, message: String, fallback: Int32? = nil) -> NotesError {
+        let code = code == SQLITE_OK ? (fallback ?? code) : code
+        let kind: NotesError.Kind
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: kind = .busy
+        case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .corrupt
+        case SQLITE_READONLY, SQLITE_PERM: kind = .readOnly
+        case SQLITE_FULL: kind = .storageFull
+        case SQLITE_CONSTRAINT: kind = .conflict
+        default: kind = .storage
+        }
+        var text = message
+        if code & 0xFF == SQLITE_NOTADB { text = "the file is not a database (\(message))" }
+        return NotesError(kind, text, sqliteCode: code)
+    }
+}
+
+private let emptyCString: UnsafePointer<CChar> = {
+    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    p.pointee = 0
+    return UnsafePointer(p)
+}()
+
+/// A prepared statement. Bind parameters are 1-based, columns 0-based, as in SQLite.
+final class Statement {
+    private var raw: OpaquePointer?
+    private unowned let connection: Connection
+
+    init(_ raw: OpaquePointer, connection: Connection) {
+        self.raw = raw
+        self.connection = connection
+    }
+
+    func finalize() {
+        sqlite3_finalize(raw)
+        raw = nil
+    }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, _ value: Int64?) -> Statement {
+        if let value { sqlite3_bind_int64(raw, index, value) } else { sqlite3_bind_null(raw, index) }
+        return self
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, _ value: String?) -> Statement {
+        guard var value else {
+            sqlite3_bind_null(raw, index)
+            return self
+        }
+        value.withUTF8 { utf8 in
+            utf8.withMemoryRebound(to: CChar.self) { chars in
+                // An empty buffer may have no address; SQLite needs a non-NULL pointer for "".
+                _ = sqlite3_bind_text(raw, index, chars.baseAddress ?? emptyCString, Int32(chars.count), csqlite_transient())
+            }
+        }
+        return self
+    }
+
+    /// Advances to the next row: true while there is one.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(raw)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = connection.lastError(rc)
+        sqlite3_reset(raw)
+        throw error
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, column)
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(raw, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
+    }
+}

@@ -1,0 +1,52 @@
+/// Encodes and checks keyset cursors.
+///
+/// A cursor is `kind.key.id.mac`: the list it belongs to, the sort key and id of the last row the
+/// caller saw, and a 64-bit FNV-1a tag over those with the store's secret. The tag makes cursors
+/// tamper-evident (a forged, edited or other store's cursor is refused as `.validation`); it is not
+/// a secret: a cursor reveals the position it encodes.
+struct CursorCodec: Sendable {
+    let secret: UInt64
+
+    struct Position: Equatable {
+        var key: Int64
+        var id: Int64
+    }
+
+    func encode(kind: String, _ position: Position) -> String {
+        let payload = "\(kind).\(position.key).\(position.id)"
+        return payload + "." + hex(tag(payload))
+    }
+
+    /// The position in `cursor`, or a `.validation` error naming `cursor`.
+    func decode(_ cursor: String, kind: String) throws -> Position {
+        let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, let key = Int64(parts[1]), let id = Int64(parts[2]) else {
+            throw NotesError.validation("cursor", "the cursor is malformed; pass next_cursor exactly as a page returned it")
+        }
+        let payload = parts[0..<3].joined(separator: ".")
+        guard String(parts[3]) == hex(tag(payload)) else {
+            throw NotesError.validation("cursor", "the cursor was not issued by this store; pass next_cursor exactly as a page of this store returned it")
+        }
+        guard parts[0] == kind else {
+            throw NotesError.validation("cursor", "the cursor belongs to another list (\(parts[0])), not to this one (\(kind))")
+        }
+        return Position(key: key, id: id)
+    }
+
+    private func tag(_ payload: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ secret
+        for byte in payload.utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x100_0000_01b3
+        }
+        // Final avalanche (splitmix64) so that nearby payloads give unrelated tags.
+        h ^= h >> 30; h = h &* 0xbf58_476d_1ce4_e5b9
+        h ^= h >> 27; h = h &* 0x94d0_49bb_1331_11eb
+        return h ^ (h >> 31)
+    }
+
+    private func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

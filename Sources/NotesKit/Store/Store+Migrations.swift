@@ -1,0 +1,101 @@
+import CSQLite
+
+/// A named, forward-only schema step. Applied once, in order, and recorded in `migrations`.
+struct Migration {
+    let name: String
+    let sql: String
+}
+
+extension Store {
+    /// `PRAGMA application_id` of a NotesKit store ("NKST").
+    static let applicationID: Int64 = 0x4E4B_5354
+
+    /// Every migration this library knows, oldest first. Append only: never edit or reorder one
+    /// that has shipped.
+    static let migrations: [Migration] = [
+        Migration(name: "0001_articles_drafts_changes", sql: """
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+            CREATE TABLE articles(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                uid TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                content TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 1
+            );
+            CREATE INDEX articles_newest ON articles(created_at, id);
+            CREATE TABLE drafts(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                uid TEXT NOT NULL UNIQUE,
+                article_id INTEGER,
+                base_revision INTEGER,
+                title TEXT NOT NULL,
+                content TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE TABLE changes(
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                entity TEXT NOT NULL,
+                op TEXT NOT NULL,
+                entity_id INTEGER NOT NULL,
+                uid TEXT NOT NULL,
+                revision INTEGER,
+                at INTEGER NOT NULL
+            );
+            """),
+    ]
+
+    static func configure(_ db: Connection, inMemory: Bool) throws {
+        try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        // The first read of a file that is not a database fails here, with SQLITE_NOTADB.
+        if !inMemory { try db.execute("PRAGMA journal_mode = WAL") }
+        try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
+    }
+
+    /// Brings the schema up to date in one transaction, or refuses a file this library must not
+    /// touch: a database of another application, or one migrated by a newer NotesKit.
+    static func migrate(_ db: Connection) throws {
+        try db.transaction {
+            let appID = try scalar(db, "PRAGMA application_id")
+            let tables = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if appID != applicationID && (appID != 0 || tables > 0) {
+                throw NotesError(.schema, "this SQLite database is not a NotesKit store (application_id \(appID), \(tables) tables); open or create a NotesKit store file instead")
+            }
+            try db.execute("CREATE TABLE IF NOT EXISTS migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
+            var applied: [String] = []
+            let stmt = try db.prepare("SELECT name FROM migrations ORDER BY id")
+            while try stmt.step() { applied.append(stmt.text(0)) }
+            let known = migrations.map(\.name)
+            if let unknown = applied.first(where: { !known.contains($0) }) {
+                throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\", this library knows up to \"\(known.last ?? "")\"); upgrade noteskit to open it")
+            }
+            for migration in migrations where !applied.contains(migration.name) {
+                try db.execute(migration.sql)
+                let insert = try db.prepare("INSERT INTO migrations(name, applied_at) VALUES (?, ?)")
+                insert.bind(1, migration.name).bind(2, Timestamp.now().milliseconds)
+                try insert.run()
+            }
+            try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
+        }
+    }
+
+    /// The store's random secret that signs its cursors, made on first use.
+    static func cursorSecret(_ db: Connection) throws -> UInt64 {
+        try db.transaction {
+            let select = try db.prepare("SELECT value FROM meta WHERE key = 'cursor_secret'")
+            if try select.step() { return UInt64(bitPattern: select.int64(0)) }
+            let secret = UInt64.random(in: 1...UInt64.max)
+            let insert = try db.prepare("INSERT INTO meta(key, value) VALUES ('cursor_secret', ?)")
+            insert.bind(1, Int64(bitPattern: secret))
+            try insert.run()
+            return secret
+        }
+    }
+
+    static func scalar(_ db: Connection, _ sql: String) throws -> Int64 {
+        let stmt = try db.prepare(sql)
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+}

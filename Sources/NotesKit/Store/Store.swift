@@ -1,0 +1,173 @@
+import CSQLite
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A NotesKit store: one SQLite file (or a private in-memory database) holding articles, drafts,
+/// conversations, messages and the change feed.
+///
+/// A `Store` owns one connection and serializes every call on it behind a lock, so it is safe to
+/// use from many threads at once. Every write runs in one transaction: it commits whole or leaves
+/// nothing behind. Files are opened in WAL mode with `foreign_keys=ON`, `synchronous=NORMAL`
+/// (a committed transaction survives the process being killed; the last few may be lost on power
+/// loss) and a busy timeout of ``busyTimeoutMilliseconds``, so other processes may share the file.
+///
+/// ```swift
+/// let store = try Store.open(path: "notes.db")
+/// let article = try store.articles.create(title: "2026-11-29", content: "今天……")
+/// store.close()
+/// ```
+public final class Store: @unchecked Sendable {
+    /// How long a call waits for another connection's lock before failing with `.busy`.
+    public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// The file path, or nil for an in-memory store.
+    public let path: String?
+
+    private let lock = Mutex<Void>(())
+    private var connection: Connection?
+    private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
+    private let nextSubscriberToken = Atomic<Int64>(1)
+    let cursors: CursorCodec
+
+    private init(path: String?, connection: Connection) throws {
+        self.path = path
+        self.connection = connection
+        do {
+            try Store.configure(connection, inMemory: path == nil)
+            try Store.migrate(connection)
+            cursors = CursorCodec(secret: try Store.cursorSecret(connection))
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Opens the store file at `path`, creating it (and its schema) if it does not exist.
+    ///
+    /// Fails with `.storage` for a folder or an unreachable path, `.corrupt` for a file that is not
+    /// a database, and `.schema` for a database that is not a NotesKit store or was written by a
+    /// newer NotesKit (such a file is never altered).
+    public static func open(path: String) throws -> Store {
+        guard !path.isEmpty else { throw NotesError(.invalidArgument, "the store path is empty") }
+        guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw NotesError(.storage, "cannot open \(path): it is a folder, not a store file")
+        }
+        return try Store(path: path, connection: Connection(path: path))
+    }
+
+    /// A private in-memory store, gone when closed: for tests and scratch work.
+    public static func memory() throws -> Store {
+        try Store(path: nil, connection: Connection(path: ":memory:"))
+    }
+
+    /// Closes the store. Further calls fail with `.closed`; closing twice does nothing.
+    public func close() {
+        lock.withLock { _ in
+            connection?.close()
+            connection = nil
+        }
+        subscribers.withLock { $0.removeAll() }
+    }
+
+    public var isClosed: Bool { lock.withLock { _ in connection == nil } }
+
+    deinit { connection?.close() }
+
+    // MARK: - Access
+
+    /// Runs `body` with the connection, under the store's lock.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try lock.withLock { _ in
+            guard let connection else { throw NotesError(.closed, "the store is closed") }
+            return try body(connection)
+        }
+    }
+
+    /// Runs `body` in one write transaction, under the store's lock; after it commits, tells the
+    /// subscribers what changed (outside the lock, on the calling thread).
+    func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
+        let (result, changes): (T, [Change]) = try lock.withLock { _ in
+            guard let connection else { throw NotesError(.closed, "the store is closed") }
+            let context = WriteContext(connection: connection)
+            let result = try connection.transaction { try body(context) }
+            return (result, context.changes)
+        }
+        if !changes.isEmpty { notify(changes) }
+        return result
+    }
+
+    // MARK: - Change feed
+
+    /// The changes committed after `since` (a `seq`), oldest first, at most `limit` of them.
+    ///
+    /// Sees every commit to the file, from any handle or process. O(log n + limit).
+    public func changes(since: Int64 = 0, limit: Int = 1_000) throws -> [Change] {
+        try PageLimit.check(limit)
+        return try read { db in
+            let stmt = try db.prepare("SELECT seq, entity, op, entity_id, uid, revision, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?")
+            stmt.bind(1, since).bind(2, Int64(limit))
+            var out: [Change] = []
+            while try stmt.step() { out.append(Store.change(from: stmt)) }
+            return out
+        }
+    }
+
+    /// The `seq` of the newest change, 0 for a store without any.
+    public func lastChangeSeq() throws -> Int64 {
+        try read { db in
+            let stmt = try db.prepare("SELECT coalesce(max(seq), 0) FROM changes")
+            _ = try stmt.step()
+            return stmt.int64(0)
+        }
+    }
+
+    /// Calls `callback` after each commit made through this store handle, with that commit's
+    /// changes, on the committing thread and outside the store's lock (so the callback may call the
+    /// store). Commits by other handles or processes are read with ``changes(since:limit:)``.
+    /// Returns a token for ``unsubscribe(_:)``.
+    public func subscribe(_ callback: @escaping @Sendable ([Change]) -> Void) -> Int64 {
+        let token = nextSubscriberToken.wrappingAdd(1, ordering: .relaxed).oldValue
+        subscribers.withLock { $0[token] = callback }
+        return token
+    }
+
+    /// Stops the callbacks of `token`; false when it was not subscribed.
+    @discardableResult
+    public func unsubscribe(_ token: Int64) -> Bool {
+        subscribers.withLock { $0.removeValue(forKey: token) != nil }
+    }
+
+    private func notify(_ changes: [Change]) {
+        let callbacks = subscribers.withLock { Array($0.sorted { $0.key < $1.key }.map(\.value)) }
+        for callback in callbacks { callback(changes) }
+    }
+
+    static func change(from stmt: Statement) -> Change {
+        Change(seq: stmt.int64(0), entity: stmt.text(1), operation: Change.Operation(rawValue: stmt.text(2)) ?? .update,
+               entityId: stmt.int64(3), uid: stmt.text(4), revision: stmt.optionalInt64(5), at: Timestamp(milliseconds: stmt.int64(6)))
+    }
+}
+
+/// What a write transaction sees: the connection, the time of the write, and the change feed.
+final class WriteContext {
+    let connection: Connection
+    /// One instant for the whole transaction, so every row it writes carries the same time.
+    let now = Timestamp.now()
+    private(set) var changes: [Change] = []
+
+    init(connection: Connection) { self.connection = connection }
+
+    func prepare(_ sql: String) throws -> Statement { try connection.prepare(sql) }
+
+    /// Appends one change to the feed, in the same transaction as the write it describes.
+    func record(_ entity: String, _ operation: Change.Operation, id: Int64, uid: String, revision: Int64?) throws {
+        let stmt = try connection.prepare("INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES (?, ?, ?, ?, ?, ?)")
+        stmt.bind(1, entity).bind(2, operation.rawValue).bind(3, id).bind(4, uid).bind(5, revision).bind(6, now.milliseconds)
+        try stmt.run()
+        changes.append(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+    }
+}

@@ -1,0 +1,31 @@
+"""NotesKit from Python: articles, drafts and chat in a SQLite store, literal search, Pango layout.
+
+>>> import noteskit as nk
+>>> with nk.Store.memory() as store:
+...     a = store.articles.create(title="2026-11-29", content="今天天气真好")
+...     [x.title for x in store.articles.list()]
+['2026-11-29']
+"""
+from ._ffi import LIBRARY_PATH
+from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
+                     InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
+                     SchemaError, StorageError, StorageFullError, ValidationError)
+from .models import Article, Change, Page
+from .store import Articles, Draft, Store, Subscription, default_store_path
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The version of the loaded native library."""
+    from . import _ffi
+
+    return bytes(_ffi.nk_version()).decode()
+
+
+__all__ = [
+    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError",
+    "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
+    "LIBRARY_PATH", "LibraryError", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
+    "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
+]

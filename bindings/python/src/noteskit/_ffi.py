@@ -1,0 +1,210 @@
+"""Low-level bindings: one ctypes declaration per export of ``include/noteskit.h``.
+
+Each declaration carries its C prototype in a comment. Owned strings come back as ``c_void_p``
+(never ``c_char_p``, which would copy and lose the pointer) and are always released with
+``nk_free`` by :func:`take_json` / :func:`take_string`. Every status goes through
+:func:`check`, which raises the mapped :class:`~noteskit.NotesError` subclass.
+
+The library is found by ``NOTESKIT_LIBRARY``, then the copy inside this package, then the build
+folder of a checkout (``.build/release`` above ``bindings/python``).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from ctypes import CFUNCTYPE, POINTER, byref, c_char_p, c_int32, c_int64, c_void_p
+from pathlib import Path
+from typing import Any, List, Optional
+
+from .errors import InvalidArgumentError, LibraryError, NotesError, ValidationError, error_from
+
+ABI_VERSION = 1
+LIBRARY_NAME = "libNotesCAPI.so"
+
+c_int32_p = POINTER(c_int32)
+c_int64_p = POINTER(c_int64)
+c_void_pp = POINTER(c_void_p)
+
+# typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
+nk_change_callback = CFUNCTYPE(None, c_void_p, c_char_p)
+
+
+def library_candidates() -> List[Path]:
+    """Where the library is looked for, in order."""
+    here = Path(__file__).resolve().parent
+    found: List[Path] = []
+    env = os.environ.get("NOTESKIT_LIBRARY")
+    if env:
+        found.append(Path(env))
+    found.append(here / LIBRARY_NAME)
+    for parent in here.parents:
+        if (parent / "Package.swift").exists():
+            found.append(parent / ".build" / "release" / LIBRARY_NAME)
+            break
+    return found
+
+
+def _load() -> ctypes.CDLL:
+    candidates = library_candidates()
+    env = os.environ.get("NOTESKIT_LIBRARY")
+    if env and not Path(env).exists():
+        raise LibraryError(f"NOTESKIT_LIBRARY points to {env}, which does not exist")
+    for path in candidates:
+        if path.exists():
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as e:
+                raise LibraryError(f"cannot load {path}: {e}") from None
+            break
+    else:
+        where = ", ".join(str(p) for p in candidates)
+        raise LibraryError(f"{LIBRARY_NAME} not found (looked in {where}); run `make lib` or set NOTESKIT_LIBRARY")
+    lib.nk_abi_version.argtypes = []
+    lib.nk_abi_version.restype = c_int32
+    found = lib.nk_abi_version()
+    if found != ABI_VERSION:
+        raise LibraryError(f"{path} has ABI version {found}, this package needs {ABI_VERSION}; rebuild the library")
+    return lib
+
+
+lib = _load()
+LIBRARY_PATH = Path(lib._name)
+
+
+def _declare(name: str, restype: Any, *argtypes: Any) -> Any:
+    function = getattr(lib, name)
+    function.argtypes = list(argtypes)
+    function.restype = restype
+    return function
+
+
+# ---- Library ------------------------------------------------------------------------------------
+# int32_t nk_abi_version(void);
+nk_abi_version = _declare("nk_abi_version", c_int32)
+# const char *nk_version(void);   (static, not owned)
+nk_version = _declare("nk_version", c_char_p)
+# void nk_free(void *pointer);
+nk_free = _declare("nk_free", None, c_void_p)
+# char *nk_last_error(void);   (owned)
+nk_last_error = _declare("nk_last_error", c_void_p)
+
+# ---- Store --------------------------------------------------------------------------------------
+# int32_t nk_store_open(const char *path, nk_store **out_store);
+nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_void_pp)
+# int32_t nk_store_open_memory(nk_store **out_store);
+nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
+# int32_t nk_store_close(nk_store *store);
+nk_store_close = _declare("nk_store_close", c_int32, c_void_p)
+# int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, char **out_json);
+nk_store_changes = _declare("nk_store_changes", c_int32, c_void_p, c_int64, c_int64, c_void_pp)
+# int32_t nk_store_last_change_seq(nk_store *store, int64_t *out_seq);
+nk_store_last_change_seq = _declare("nk_store_last_change_seq", c_int32, c_void_p, c_int64_p)
+# int32_t nk_store_subscribe(nk_store *store, nk_change_callback callback, void *user_data, int64_t *out_token);
+nk_store_subscribe = _declare("nk_store_subscribe", c_int32, c_void_p, nk_change_callback, c_void_p, c_int64_p)
+# int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
+nk_store_unsubscribe = _declare("nk_store_unsubscribe", c_int32, c_void_p, c_int64)
+
+# ---- Articles -----------------------------------------------------------------------------------
+# int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
+nk_article_create = _declare("nk_article_create", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
+nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
+nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
+#                           int64_t expected_revision, char **out_json);
+nk_article_update = _declare("nk_article_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_int64, c_void_pp)
+# int32_t nk_article_delete(nk_store *store, int64_t id);
+nk_article_delete = _declare("nk_article_delete", c_int32, c_void_p, c_int64)
+# int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+nk_article_list = _declare("nk_article_list", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_article_count(nk_store *store, int64_t *out_count);
+nk_article_count = _declare("nk_article_count", c_int32, c_void_p, c_int64_p)
+
+# ---- Drafts -------------------------------------------------------------------------------------
+# int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_json);
+nk_draft_new = _declare("nk_draft_new", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_json);
+nk_draft_edit = _declare("nk_draft_edit", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_draft_get(nk_store *store, int64_t id, char **out_json);
+nk_draft_get = _declare("nk_draft_get", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_draft_list(nk_store *store, char **out_json);
+nk_draft_list = _declare("nk_draft_list", c_int32, c_void_p, c_void_pp)
+# int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_json);
+nk_draft_update = _declare("nk_draft_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
+nk_draft_save = _declare("nk_draft_save", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_draft_discard(nk_store *store, int64_t id);
+nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
+
+
+# ---- Helpers ------------------------------------------------------------------------------------
+
+def last_error() -> NotesError:
+    """This thread's last library error as an exception."""
+    pointer = nk_last_error()
+    if not pointer:
+        return NotesError("the library reported a failure without an error message")
+    try:
+        info = json.loads(ctypes.string_at(pointer))
+    finally:
+        nk_free(pointer)
+    return error_from(info)
+
+
+def check(status: int) -> None:
+    """Raises the mapped NotesError when ``status`` is not NK_OK."""
+    if status:
+        raise last_error()
+
+
+def take_json(pointer: Optional[int]) -> Any:
+    """Decodes an owned JSON string and frees it."""
+    if not pointer:
+        raise NotesError("the library returned no result")
+    try:
+        return json.loads(ctypes.string_at(pointer))
+    finally:
+        nk_free(pointer)
+
+
+def call_json(function: Any, *args: Any) -> Any:
+    """Calls an export whose last parameter is ``char **out_json`` and returns the decoded JSON."""
+    out = c_void_p()
+    status = function(*args, byref(out))
+    if status:
+        raise last_error()
+    return take_json(out.value)
+
+
+def call_int(function: Any, *args: Any) -> int:
+    """Calls an export whose last parameter is ``int64_t *out`` and returns the integer."""
+    out = c_int64()
+    check(function(*args, byref(out)))
+    return out.value
+
+
+def text(value: Any, field: str) -> bytes:
+    """A Python string as the NUL-terminated UTF-8 the ABI takes, or the error that names ``field``."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"{field} must be a str, got {type(value).__name__}", field=field)
+    if "\x00" in value:
+        raise ValidationError(f"{field} contains a NUL character", field=field)
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(f"{field} is not valid Unicode (it has a lone surrogate)", field=field) from None
+
+
+def optional_text(value: Any, field: str) -> Optional[bytes]:
+    return None if value is None else text(value, field)
+
+
+def integer(value: Any, field: str) -> int:
+    """An int argument (bool refused), or InvalidArgumentError; range checks are the library's."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{field} must be an int, got {type(value).__name__}", field=field)
+    if not -(2 ** 63) <= value < 2 ** 63:
+        raise ValidationError(f"{field} is out of range: {value}", field=field)
+    return value

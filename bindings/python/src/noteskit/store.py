@@ -1,0 +1,347 @@
+"""The store, its articles and drafts: the Pythonic layer over :mod:`noteskit._ffi`."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import weakref
+from ctypes import byref, c_void_p
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+
+from . import _ffi
+from .errors import ClosedError, InvalidArgumentError, ValidationError
+from .models import Article, Change, Page, format_time, parse_time
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def default_store_path() -> Path:
+    """The embedded default store: ``$XDG_DATA_HOME/noteskit/notes.db`` (``~/.local/share`` when unset).
+
+    The folder is created when missing.
+    """
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    folder = Path(base) / "noteskit"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "notes.db"
+
+
+def _close_handle(handle: int) -> None:
+    _ffi.nk_store_close(handle)
+
+
+class Store:
+    """A NotesKit store: one SQLite file, or a private in-memory database.
+
+    Use it as a context manager (or call :meth:`close`); a store that is garbage-collected is
+    closed too. One store may be used from many threads at once.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     _ = store.articles.create(title="hello", content="world")
+    ...     store.articles.count()
+    1
+    """
+
+    def __init__(self, handle: int, path: Optional[str]) -> None:
+        self._handle: Optional[int] = handle
+        self.path = path
+        self._lock = threading.Lock()
+        self._callbacks: Dict[int, Any] = {}
+        self._finalizer = weakref.finalize(self, _close_handle, handle)
+        self.articles = Articles(self)
+
+    @classmethod
+    def open(cls, path: PathLike) -> "Store":
+        """Opens the store file at ``path``, creating it if it does not exist.
+
+        Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
+        for a file that is not a database and :class:`SchemaError` for a database that is not a
+        NotesKit store or was written by a newer NotesKit.
+        """
+        text = os.fspath(path)
+        out = c_void_p()
+        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), byref(out)))
+        return cls(out.value or 0, text)
+
+    @classmethod
+    def memory(cls) -> "Store":
+        """A private in-memory store, gone when closed."""
+        out = c_void_p()
+        _ffi.check(_ffi.nk_store_open_memory(byref(out)))
+        return cls(out.value or 0, None)
+
+    @property
+    def handle(self) -> int:
+        """The raw ``nk_store *`` for :mod:`noteskit._ffi` calls; :class:`ClosedError` once closed."""
+        handle = self._handle
+        if handle is None:
+            raise ClosedError("the store is closed")
+        return handle
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def close(self) -> None:
+        """Closes the store. Closing a closed store does nothing."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+            if handle is None:
+                return
+            self._finalizer.detach()
+            _ffi.check(_ffi.nk_store_close(handle))
+            self._callbacks.clear()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<noteskit.Store {self.path or ':memory:'} ({state})>"
+
+    # ---- Change feed ------------------------------------------------------------------------
+
+    def changes(self, since: int = 0, limit: int = 1000) -> List[Change]:
+        """The changes committed after ``since`` (a :attr:`Change.seq`), oldest first, at most ``limit``.
+
+        Sees every commit to the file, from any handle or process.
+        """
+        rows = _ffi.call_json(_ffi.nk_store_changes, self.handle, _ffi.integer(since, "since"),
+                              _ffi.integer(limit, "limit"))
+        return [Change._from_json(r) for r in rows]
+
+    def last_change_seq(self) -> int:
+        """The ``seq`` of the newest change, 0 if there is none."""
+        return _ffi.call_int(_ffi.nk_store_last_change_seq, self.handle)
+
+    def subscribe(self, callback: Callable[[List[Change]], Any]) -> "Subscription":
+        """Calls ``callback(changes)`` after each commit made through this store, on the committing thread.
+
+        Returns a :class:`Subscription`; close it (or use it as a context manager) to stop. An exception
+        raised by the callback is reported through ``sys.unraisablehook`` and does not undo the commit.
+        Commits made by other processes are read with :meth:`changes`.
+        """
+        if not callable(callback):
+            raise InvalidArgumentError("callback must be callable", field="callback")
+
+        def trampoline(_user_data: Any, changes_json: bytes) -> None:
+            callback([Change._from_json(r) for r in json.loads(changes_json)])
+
+        c_callback = _ffi.nk_change_callback(trampoline)
+        token = _ffi.call_int(_ffi.nk_store_subscribe, self.handle, c_callback, None)
+        self._callbacks[token] = c_callback  # kept alive while C may call it
+        return Subscription(self, token)
+
+    def _unsubscribe(self, token: int) -> None:
+        handle = self._handle
+        if handle is not None and token in self._callbacks:
+            _ffi.check(_ffi.nk_store_unsubscribe(handle, token))
+        self._callbacks.pop(token, None)
+
+
+class Subscription:
+    """A change-feed subscription; :meth:`close` stops it."""
+
+    def __init__(self, store: Store, token: int) -> None:
+        self._store = store
+        self.token = token
+
+    def close(self) -> None:
+        self._store._unsubscribe(self.token)
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _record(mapping: Mapping[str, Any], index: int, allowed: Iterable[str], times: Iterable[str]) -> Dict[str, Any]:
+    if not isinstance(mapping, Mapping):
+        raise InvalidArgumentError(f"record {index}: must be a mapping, got {type(mapping).__name__}", line=index)
+    out: Dict[str, Any] = {}
+    for key in allowed:
+        if key in mapping and mapping[key] is not None:
+            value = mapping[key]
+            out[key] = format_time(value, key) if key in times else value
+    unknown = set(mapping) - set(allowed)
+    if unknown:
+        raise ValidationError(f"record {index}: unknown field {sorted(unknown)[0]!r}", field=sorted(unknown)[0], line=index)
+    return out
+
+
+def _records_json(records: Iterable[Mapping[str, Any]], allowed: Iterable[str], times: Iterable[str]) -> bytes:
+    allowed = tuple(allowed)
+    times = tuple(times)
+    rows = [_record(r, i, allowed, times) for i, r in enumerate(records)]
+    data = json.dumps(rows, ensure_ascii=False)
+    try:
+        return data.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError("a record has text that is not valid Unicode (a lone surrogate)") from None
+
+
+class Articles:
+    """The articles and drafts of a store, as ``store.articles``."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def create(self, title: str, content: str) -> Article:
+        """Saves a new article. An empty or whitespace-only title or content raises
+        :class:`ValidationError` naming the field, and nothing is written."""
+        return Article._from_json(_ffi.call_json(_ffi.nk_article_create, self._store.handle,
+                                                 _ffi.text(title, "title"), _ffi.text(content, "content")))
+
+    def create_many(self, records: Iterable[Mapping[str, Any]]) -> List[Article]:
+        """Saves many articles in one transaction: all of them, or none if any record is invalid.
+
+        Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at`` and
+        ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text). A failure names the
+        record (``line``, 0-based) and the field.
+        """
+        payload = _records_json(records, ("title", "content", "uid", "created_at", "updated_at"),
+                                ("created_at", "updated_at"))
+        rows = _ffi.call_json(_ffi.nk_article_create_many, self._store.handle, payload)
+        return [Article._from_json(r) for r in rows]
+
+    def get(self, id: int) -> Article:
+        """The article with ``id``; :class:`NotFoundError` if there is none."""
+        out = c_void_p()
+        status = _ffi.nk_article_get(self._store.handle, _ffi.integer(id, "id"), byref(out))
+        if status:
+            raise _ffi.last_error()
+        return Article._from_json(_ffi.take_json(out.value))
+
+    def update(self, id: int, *, title: Optional[str] = None, content: Optional[str] = None,
+               expected_revision: Optional[int] = None) -> Article:
+        """Changes the title and/or content, raising the revision by one.
+
+        With ``expected_revision``, raises :class:`ConflictError` (writing nothing) if the article
+        was changed since. Saving the values it already has changes nothing.
+        """
+        expected = 0 if expected_revision is None else _ffi.integer(expected_revision, "expected_revision")
+        if expected_revision is not None and expected <= 0:
+            raise ValidationError("expected_revision must be a positive revision", field="expected_revision")
+        return Article._from_json(_ffi.call_json(
+            _ffi.nk_article_update, self._store.handle, _ffi.integer(id, "id"), _ffi.optional_text(title, "title"),
+            _ffi.optional_text(content, "content"), expected))
+
+    def delete(self, id: int) -> None:
+        """Deletes the article and everything derived from it; :class:`NotFoundError` if there is none."""
+        _ffi.check(_ffi.nk_article_delete(self._store.handle, _ffi.integer(id, "id")))
+
+    def count(self) -> int:
+        """The number of saved articles."""
+        return _ffi.call_int(_ffi.nk_article_count, self._store.handle)
+
+    def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Article]:
+        """One page of articles, newest first (``created_at``, then ``id``).
+
+        ``limit`` is 1 to 1000. Pass a page's ``next_cursor`` as ``after`` for the next page: any
+        depth costs what the first page costs, and rows added meanwhile are never seen twice or skipped.
+        """
+        data = _ffi.call_json(_ffi.nk_article_list, self._store.handle, _ffi.integer(limit, "limit"),
+                              _ffi.optional_text(after, "after"))
+        return Page([Article._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
+
+    def iter(self, batch_size: int = 200) -> Iterator[Article]:
+        """Every article, newest first, fetched lazily ``batch_size`` at a time."""
+        after: Optional[str] = None
+        while True:
+            page = self.list(limit=batch_size, after=after)
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            after = page.next_cursor
+
+    def __iter__(self) -> Iterator[Article]:
+        return self.iter()
+
+    # ---- Drafts -----------------------------------------------------------------------------
+
+    def new_draft(self, title: Optional[str] = None, content: str = "") -> "Draft":
+        """Opens a draft for a new article, kept in the store until saved or discarded.
+
+        Its title defaults to today's date (``YYYY-MM-DD``) in the local time zone.
+        """
+        data = _ffi.call_json(_ffi.nk_draft_new, self._store.handle, _ffi.optional_text(title, "title"),
+                              _ffi.text(content, "content"))
+        return Draft(self._store, data)
+
+    def edit(self, id: int) -> "Draft":
+        """Opens a draft of article ``id`` at its current revision."""
+        return Draft(self._store, _ffi.call_json(_ffi.nk_draft_edit, self._store.handle, _ffi.integer(id, "id")))
+
+    def draft(self, id: int) -> "Draft":
+        """The unsaved draft with ``id``; :class:`NotFoundError` once saved or discarded."""
+        return Draft(self._store, _ffi.call_json(_ffi.nk_draft_get, self._store.handle, _ffi.integer(id, "id")))
+
+    def drafts(self) -> List["Draft"]:
+        """Every unsaved draft, oldest first (they survive the process dying)."""
+        return [Draft(self._store, d) for d in _ffi.call_json(_ffi.nk_draft_list, self._store.handle)]
+
+
+class Draft:
+    """An unsaved edit. Setting ``title`` or ``content`` writes through to the store at once, so a
+    crash loses nothing; :meth:`save` validates and saves, :meth:`discard` throws it away.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     d = store.articles.new_draft(title="Notes")
+    ...     d.content = "……"
+    ...     d.save().title
+    'Notes'
+    """
+
+    def __init__(self, store: Store, data: Dict[str, Any]) -> None:
+        self._store = store
+        self._load(data)
+
+    def _load(self, data: Dict[str, Any]) -> None:
+        self.id: int = data["id"]
+        self.uid: str = data["uid"]
+        self.article_id: Optional[int] = data["article_id"]
+        self.base_revision: Optional[int] = data["base_revision"]
+        self._title: str = data["title"]
+        self._content: str = data["content"]
+        self.created_at: datetime = parse_time(data["created_at"])
+        self.updated_at: datetime = parse_time(data["updated_at"])
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    @title.setter
+    def title(self, value: str) -> None:
+        self._load(_ffi.call_json(_ffi.nk_draft_update, self._store.handle, self.id, _ffi.text(value, "title"), None))
+
+    @property
+    def content(self) -> str:
+        return self._content
+
+    @content.setter
+    def content(self, value: str) -> None:
+        self._load(_ffi.call_json(_ffi.nk_draft_update, self._store.handle, self.id, None, _ffi.text(value, "content")))
+
+    def save(self) -> Article:
+        """Saves the draft as a new article, or the next revision of the one it edits, and removes the draft.
+
+        :class:`ValidationError` (empty title or content) and :class:`ConflictError` (the article
+        changed or was deleted since the draft was opened) keep the draft.
+        """
+        return Article._from_json(_ffi.call_json(_ffi.nk_draft_save, self._store.handle, self.id))
+
+    def discard(self) -> None:
+        """Throws the draft away; the saved article, if any, is untouched."""
+        _ffi.check(_ffi.nk_draft_discard(self._store.handle, self.id))
+
+    def __repr__(self) -> str:
+        target = f"article {self.article_id}@{self.base_revision}" if self.article_id else "new article"
+        return f"<noteskit.Draft {self.id} of {target}: {self._title!r}>"

@@ -1,0 +1,155 @@
+/*
+ * noteskit.h — the C ABI of NotesKit (libNotesCAPI.so).
+ *
+ * Conventions (every function follows them):
+ *  - Every call returns an int32_t status: NK_OK (0) or one NK_E_* code. Results come back through
+ *    out-parameters, which must not be NULL; on failure they are left untouched.
+ *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
+ *    {"code": int, "kind": str, "message": str, "field"?: str, "line"?: int, "sqlite_code"?: int}.
+ *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
+ *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
+ *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
+ *  - Records and lists travel as UTF-8 JSON; times are ISO-8601 UTC text ("2026-11-29T15:28:06.123Z").
+ *  - Handles (nk_store *) are opaque and checked on every call: a closed, forged or wrong-kind
+ *    handle is an error (NK_E_CLOSED or NK_E_INVALID_ARGUMENT), never a crash.
+ *  - Every function may be called from several threads at once, on the same store too.
+ *  - No input makes any call abort the process.
+ */
+#ifndef NOTESKIT_H
+#define NOTESKIT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes; compare with nk_abi_version() before any other call. */
+#define NK_ABI_VERSION 1
+
+/* Status codes. */
+#define NK_OK 0
+#define NK_E_INVALID_ARGUMENT 1 /* NULL, invalid UTF-8, bad handle: a caller bug */
+#define NK_E_VALIDATION 2       /* a value breaks a rule: empty title, limit out of range, forged cursor */
+#define NK_E_NOT_FOUND 3        /* no such record */
+#define NK_E_CONFLICT 4         /* stale revision or draft, duplicate uid */
+#define NK_E_STORAGE 5          /* SQLite failed (cannot open, I/O error, ...) */
+#define NK_E_SCHEMA 6           /* not a NotesKit store, or written by a newer NotesKit */
+#define NK_E_CORRUPT 7          /* damaged file, or not a database */
+#define NK_E_READ_ONLY 8        /* the file cannot be written */
+#define NK_E_STORAGE_FULL 9     /* disk or page limit full */
+#define NK_E_BUSY 10            /* another connection held a lock past the busy timeout */
+#define NK_E_CLOSED 11          /* the handle was closed */
+#define NK_E_FORMAT 12          /* malformed import data */
+#define NK_E_FONT 13            /* a font needed for measuring is missing */
+#define NK_E_CANCELLED 14       /* cancelled by a progress callback */
+#define NK_E_INTERNAL 99        /* a NotesKit bug */
+
+typedef struct nk_store nk_store;
+
+/* Called after each commit through this handle with that commit's changes as a JSON array (see
+ * nk_store_changes). changes_json is borrowed: valid only during the call. Runs on the committing
+ * thread, outside the store's lock, so it may call back into the store. */
+typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
+
+/* ---- Library ---------------------------------------------------------------------------------- */
+
+/* The ABI version of the loaded library (NK_ABI_VERSION of the header it was built with). */
+int32_t nk_abi_version(void);
+
+/* The library version, e.g. "0.1.0". Static: do not free. */
+const char *nk_version(void);
+
+/* Releases a string or buffer the library returned as owned. NULL is allowed. */
+void nk_free(void *pointer);
+
+/* This thread's last error as JSON (owned: free with nk_free), or NULL if no call on this thread
+ * has failed yet. Not cleared by successful calls. */
+char *nk_last_error(void);
+
+/* ---- Store ------------------------------------------------------------------------------------ */
+
+/* Opens or creates the store file at path. *out_store: owned, close with nk_store_close. */
+int32_t nk_store_open(const char *path, nk_store **out_store);
+
+/* A private in-memory store. *out_store: owned, close with nk_store_close. */
+int32_t nk_store_open_memory(nk_store **out_store);
+
+/* Closes the store and invalidates the handle; a second close is NK_E_CLOSED. */
+int32_t nk_store_close(nk_store *store);
+
+/* Changes committed after seq `since`, oldest first, at most `limit` (1..1000).
+ * *out_json (owned): [{"seq","entity","op","id","uid","revision","at"}, ...]. */
+int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, char **out_json);
+
+/* The seq of the newest change (0 if none). */
+int32_t nk_store_last_change_seq(nk_store *store, int64_t *out_seq);
+
+/* Registers callback (with user_data, passed back as is) for commits through this handle.
+ * The caller keeps callback and user_data valid until nk_store_unsubscribe or nk_store_close. */
+int32_t nk_store_subscribe(nk_store *store, nk_change_callback callback, void *user_data, int64_t *out_token);
+
+/* Removes a subscription; NK_E_NOT_FOUND if token is not subscribed. */
+int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
+
+/* ---- Articles --------------------------------------------------------------------------------- */
+/* Article JSON: {"id","uid","title","content","created_at","updated_at","revision"}. */
+
+/* Saves a new article. *out_json (owned): the article. */
+int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
+
+/* Saves many articles in one transaction, all or none. records_json: a JSON array of
+ * {"title","content", "uid"?, "created_at"?, "updated_at"?}. *out_json (owned): the articles. */
+int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
+
+/* *out_json (owned): the article with id. */
+int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
+
+/* Changes title and/or content (nullable: NULL keeps the field). expected_revision > 0 makes the
+ * call fail with NK_E_CONFLICT unless the stored revision equals it; 0 skips the check.
+ * *out_json (owned): the article after the change. */
+int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
+                          int64_t expected_revision, char **out_json);
+
+/* Deletes the article and everything derived from it. */
+int32_t nk_article_delete(nk_store *store, int64_t id);
+
+/* A page of articles newest first. limit: 1..1000. after (nullable): a next_cursor.
+ * *out_json (owned): {"items": [article...], "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+
+/* The number of articles. */
+int32_t nk_article_count(nk_store *store, int64_t *out_count);
+
+/* ---- Drafts ----------------------------------------------------------------------------------- */
+/* Draft JSON: {"id","uid","article_id","base_revision","title","content","created_at","updated_at"}. */
+
+/* Opens a draft for a new article. title (nullable): defaults to today's local date YYYY-MM-DD;
+ * content (nullable): defaults to "". *out_json (owned): the draft. */
+int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_json);
+
+/* Opens a draft editing article_id at its current revision. *out_json (owned): the draft. */
+int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_json);
+
+/* *out_json (owned): the draft with id. */
+int32_t nk_draft_get(nk_store *store, int64_t id, char **out_json);
+
+/* *out_json (owned): every unsaved draft, oldest first, as a JSON array. */
+int32_t nk_draft_list(nk_store *store, char **out_json);
+
+/* Changes a draft's title and/or content (nullable: NULL keeps the field). Empty text is allowed
+ * in a draft. *out_json (owned): the draft. */
+int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_json);
+
+/* Saves the draft as an article (new, or the next revision of the one it edits) and removes it.
+ * NK_E_VALIDATION or NK_E_CONFLICT keep the draft. *out_json (owned): the article. */
+int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
+
+/* Throws the draft away. */
+int32_t nk_draft_discard(nk_store *store, int64_t id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NOTESKIT_H */
