@@ -7,6 +7,8 @@ import CSQLite
 final class Connection {
     let db: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
+    private var inUse: [Statement] = []
 
     /// Opens (or creates) the database at `path`; `":memory:"` gives a private in-memory database.
     init(path: String) throws {
@@ -44,6 +46,7 @@ final class Connection {
     func prepare(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
             cached.reset()
+            inUse.append(cached)
             return cached
         }
         var raw: OpaquePointer?
@@ -51,7 +54,15 @@ final class Connection {
         guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
         let statement = Statement(raw, connection: self)
         statements[sql] = statement
+        inUse.append(statement)
         return statement
+    }
+
+    /// Resets every statement used since the last call, so that none keeps a read transaction (and
+    /// with it an old snapshot of the file) open between calls. The store calls it after each use.
+    func finishStatements() {
+        for statement in inUse { statement.reset() }
+        inUse.removeAll(keepingCapacity: true)
     }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling back
@@ -60,9 +71,11 @@ final class Connection {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            finishStatements()
             try execute("COMMIT")
             return result
         } catch {
+            finishStatements()
             if sqlite3_get_autocommit(db) == 0 { _ = try? execute("ROLLBACK") }
             throw error
         }

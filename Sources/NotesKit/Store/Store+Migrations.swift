@@ -96,6 +96,7 @@ extension Store {
 
     static func scalar(_ db: Connection, _ sql: String) throws -> Int64 {
         let stmt = try db.prepare(sql)
+        defer { stmt.reset() }
         return try stmt.step() ? stmt.int64(0) : 0
     }
 }

@@ -83,6 +83,7 @@ public final class Store: @unchecked Sendable {
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try lock.withLock { _ in
             guard let connection else { throw NotesError(.closed, "the store is closed") }
+            defer { connection.finishStatements() }
             return try body(connection)
         }
     }
