@@ -99,7 +99,9 @@ int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
 int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
 
 /* Saves many articles in one transaction, all or none. records_json: a JSON array of
- * {"title","content", "uid"?, "created_at"?, "updated_at"?}. *out_json (owned): the articles. */
+ * {"title","content", "uid"?, "created_at"?, "updated_at"?} (other fields are refused).
+ * *out_json (owned): what the store assigned, in input order: [{"id","uid","created_at","updated_at"}]
+ * (title and content are stored as given, revision is 1). */
 int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
 
 /* *out_json (owned): the article with id. */

@@ -1,4 +1,7 @@
 import NotesKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // How records travel across the ABI: UTF-8 JSON, timestamps as ISO-8601 text.
 
@@ -8,8 +11,8 @@ extension JSONWriter {
         raw(","); key("uid"); string(a.uid)
         raw(","); key("title"); string(a.title)
         raw(","); key("content"); string(a.content)
-        raw(","); key("created_at"); string(a.createdAt.iso8601)
-        raw(","); key("updated_at"); string(a.updatedAt.iso8601)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
         raw(","); key("revision"); int(a.revision)
         raw("}")
     }
@@ -21,8 +24,8 @@ extension JSONWriter {
         raw(","); key("base_revision"); optional(d.baseRevision)
         raw(","); key("title"); string(d.title)
         raw(","); key("content"); string(d.content)
-        raw(","); key("created_at"); string(d.createdAt.iso8601)
-        raw(","); key("updated_at"); string(d.updatedAt.iso8601)
+        raw(","); key("created_at"); timestamp(d.createdAt)
+        raw(","); key("updated_at"); timestamp(d.updatedAt)
         raw("}")
     }
 
@@ -33,7 +36,16 @@ extension JSONWriter {
         raw(","); key("id"); int(c.entityId)
         raw(","); key("uid"); string(c.uid)
         raw(","); key("revision"); optional(c.revision)
-        raw(","); key("at"); string(c.at.iso8601)
+        raw(","); key("at"); timestamp(c.at)
+        raw("}")
+    }
+
+    /// What a bulk create returns per row: the fields the store assigned. The caller has the rest.
+    mutating func created(_ a: Article) {
+        raw("{"); key("id"); int(a.id)
+        raw(","); key("uid"); string(a.uid)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
         raw("}")
     }
 
@@ -67,12 +79,16 @@ extension JSONWriter {
 
 // MARK: - Records in
 
-/// Reads a JSON array of records, each an object, for the bulk calls.
-func records(_ text: String, _ name: String) throws -> [[(String, JSONValue)]] {
+/// Reads a JSON array of records, each an object, for the bulk calls. The JSON is parsed
+/// straight from the caller's bytes: the parser checks the UTF-8 of every string it reads.
+func records(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> [[(String, JSONValue)]] {
+    guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
     let value: JSONValue
     do {
-        value = try JSONValue.parse(text)
-    } catch {
+        value = try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) {
+            try JSONValue.parse(UnsafeBufferPointer(start: $0, count: strlen(pointer)))
+        }
+    } catch let error as JSONSyntaxError {
         throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)", field: name)
     }
     guard case let .array(items) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON array of objects", field: name) }
@@ -88,6 +104,13 @@ func records(_ text: String, _ name: String) throws -> [[(String, JSONValue)]] {
 struct RecordReader {
     let members: [(String, JSONValue)]
     let index: Int
+
+    /// Refuses a field not in `allowed` (a typo would otherwise be silently dropped).
+    func onlyFields(_ allowed: Set<String>) throws {
+        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
+            throw fail(unknown.0, "unknown field \"\(unknown.0)\" (expected \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
 
     func value(_ field: String) -> JSONValue? {
         members.first { $0.0 == field }.map(\.1)

@@ -46,7 +46,10 @@ final class Connection {
     func prepare(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
             cached.reset()
-            inUse.append(cached)
+            if !cached.inUse {
+                cached.inUse = true
+                inUse.append(cached)
+            }
             return cached
         }
         var raw: OpaquePointer?
@@ -54,6 +57,7 @@ final class Connection {
         guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
         let statement = Statement(raw, connection: self)
         statements[sql] = statement
+        statement.inUse = true
         inUse.append(statement)
         return statement
     }
@@ -61,7 +65,10 @@ final class Connection {
     /// Resets every statement used since the last call, so that none keeps a read transaction (and
     /// with it an old snapshot of the file) open between calls. The store calls it after each use.
     func finishStatements() {
-        for statement in inUse { statement.reset() }
+        for statement in inUse {
+            statement.reset()
+            statement.inUse = false
+        }
         inUse.removeAll(keepingCapacity: true)
     }
 
@@ -116,6 +123,8 @@ private let emptyCString: UnsafePointer<CChar> = {
 final class Statement {
     private var raw: OpaquePointer?
     private unowned let connection: Connection
+    /// Listed in the connection's statements to reset after the current call.
+    var inUse = false
 
     init(_ raw: OpaquePointer, connection: Connection) {
         self.raw = raw

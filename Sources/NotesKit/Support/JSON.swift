@@ -273,25 +273,57 @@ public struct JSONWriter {
         bytes.append(34)
         var s = s
         s.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let n = utf8.count
             var runStart = 0
-            for k in 0..<utf8.count {
-                let c = utf8[k]
-                guard c < 0x20 || c == 34 || c == 92 else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<k]))
-                switch c {
-                case 34: bytes.append(92); bytes.append(34)
-                case 92: bytes.append(92); bytes.append(92)
-                case 10: bytes.append(92); bytes.append(110)
-                case 13: bytes.append(92); bytes.append(114)
-                case 9: bytes.append(92); bytes.append(116)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+            var k = 0
+            while k < n {
+                // Skip 8 bytes at a time while none needs escaping (SWAR: no byte < 0x20, '"' or '\\').
+                if k + 8 <= n {
+                    let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                    if !Self.needsEscape(w) {
+                        k += 8
+                        continue
+                    }
                 }
-                runStart = k + 1
+                let c = base[k]
+                if c < 0x20 || c == 34 || c == 92 {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - runStart))
+                    escape(c)
+                    runStart = k + 1
+                }
+                k += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart))
         }
+        bytes.append(34)
+    }
+
+    @inline(__always)
+    static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        let below20 = (w &- ones &* 0x20) & ~w & highs != 0
+        return below20 || hasZero(w ^ (ones &* 34)) || hasZero(w ^ (ones &* 92))
+    }
+
+    private mutating func escape(_ c: UInt8) {
+        switch c {
+        case 34: bytes.append(92); bytes.append(34)
+        case 92: bytes.append(92); bytes.append(92)
+        case 10: bytes.append(92); bytes.append(110)
+        case 13: bytes.append(92); bytes.append(114)
+        case 9: bytes.append(92); bytes.append(116)
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: [92, 117, 48, 48, hex.utf8Start[Int(c >> 4)], hex.utf8Start[Int(c & 15)]])
+        }
+    }
+
+    /// Writes a timestamp as a quoted ISO-8601 string, without building a `String`.
+    public mutating func timestamp(_ t: Timestamp) {
+        bytes.append(34)
+        t.writeISO8601(into: &bytes)
         bytes.append(34)
     }
 

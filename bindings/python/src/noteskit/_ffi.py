@@ -159,12 +159,18 @@ def check(status: int) -> None:
         raise last_error()
 
 
+# The library always writes one well-formed JSON value, so the decoder's scanner can be called
+# directly (json.loads adds encoding detection and a trailing-text check: a third of the cost).
+_scan_json = json.JSONDecoder().scan_once
+_string_at = ctypes.string_at
+
+
 def take_json(pointer: Optional[int]) -> Any:
     """Decodes an owned JSON string and frees it."""
     if not pointer:
         raise NotesError("the library returned no result")
     try:
-        return json.loads(ctypes.string_at(pointer))
+        return _scan_json(_string_at(pointer).decode(), 0)[0]
     finally:
         nk_free(pointer)
 
