@@ -21,8 +21,7 @@ public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: Unsa
     call {
         let out = try outPointer(out, "out_json")
         let store = try store(handle)
-        let input = try records(recordsJSON, "records_json").enumerated().map { index, members in
-            let r = RecordReader(members: members, index: index)
+        let input = try records(recordsJSON, "records_json") { r in
             try r.onlyFields(articleFields)
             return NewArticle(title: try r.string("title"), content: try r.string("content"), uid: try r.optionalString("uid"),
                               createdAt: try r.optionalTimestamp("created_at"), updatedAt: try r.optionalTimestamp("updated_at"))

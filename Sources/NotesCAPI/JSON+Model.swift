@@ -7,6 +7,7 @@ import Glibc
 
 extension JSONWriter {
     mutating func article(_ a: Article) {
+        bytes.reserveCapacity(bytes.count + a.title.utf8.count + a.content.utf8.count + 180)
         raw("{"); key("id"); int(a.id)
         raw(","); key("uid"); string(a.uid)
         raw(","); key("title"); string(a.title)
@@ -79,25 +80,24 @@ extension JSONWriter {
 
 // MARK: - Records in
 
-/// Reads a JSON array of records, each an object, for the bulk calls. The JSON is parsed
-/// straight from the caller's bytes: the parser checks the UTF-8 of every string it reads.
-func records(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> [[(String, JSONValue)]] {
+/// Reads a JSON array of records (objects) for the bulk calls, one at a time, straight from the
+/// caller's bytes (the parser checks the UTF-8 of every string it reads), making each a `T`.
+func records<T>(_ pointer: UnsafePointer<CChar>?, _ name: String, _ make: (RecordReader) throws -> T) throws -> [T] {
     guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
-    let value: JSONValue
+    var out: [T] = []
     do {
-        value = try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) {
-            try JSONValue.parse(UnsafeBufferPointer(start: $0, count: strlen(pointer)))
+        try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
+            try JSONValue.forEachElement(ofArray: UnsafeBufferPointer(start: bytes, count: strlen(pointer))) { index, item in
+                guard case let .object(members) = item else {
+                    throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
+                }
+                out.append(try make(RecordReader(members: members, index: index)))
+            }
         }
     } catch let error as JSONSyntaxError {
-        throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)", field: name)
+        throw NotesError(.invalidArgument, "\(name) is not a valid JSON array: \(error.message) at line \(error.line), column \(error.column)", field: name)
     }
-    guard case let .array(items) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON array of objects", field: name) }
-    return try items.enumerated().map { index, item in
-        guard case let .object(members) = item else {
-            throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
-        }
-        return members
-    }
+    return out
 }
 
 /// The fields of one bulk record, with errors that name the record and the field.

@@ -36,15 +36,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
         let seconds = msOfDay / 1000
+        func two(_ v: Int64) {
+            out.append(UInt8(48 + v / 10))
+            out.append(UInt8(48 + v % 10))
+        }
         func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = value
-            for _ in 0..<width {
-                out.append(UInt8(48 + (v / divisor) % 10))
-                v %= divisor
-                divisor /= 10
-            }
+            if width == 2 { return two(value) }
+            if width == 3 { out.append(UInt8(48 + value / 100)); return two(value % 100) }
+            two(value / 100)
+            two(value % 100)
         }
         digits(y, 4); out.append(45); digits(m, 2); out.append(45); digits(d, 2); out.append(84)
         digits(seconds / 3600, 2); out.append(58); digits(seconds / 60 % 60, 2); out.append(58); digits(seconds % 60, 2)
