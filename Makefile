@@ -32,13 +32,20 @@ deps:
 lib: deps
 	swift build -c release --product NotesCAPI -Xswiftc -static-stdlib
 
-$(VENV)/.installed: bindings/python/pyproject.toml
-	[ -x $(PY) ] || $(SYSTEM_PYTHON) -m venv --system-site-packages $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e 'bindings/python[test]'
+PYSRC := $(shell find bindings/python/src -name '*.py' -o -name py.typed) bindings/python/setup.py \
+         bindings/python/pyproject.toml
+
+# The user's install path, not an editable one: pip builds the wheel through the package's build
+# hook (bindings/python/setup.py), which runs the same release build as `make lib` (SwiftPM finds
+# it up to date) and puts libNotesCAPI.so inside the installed package. Redone when the library or
+# the package's sources change.
+$(LIB): ;
+$(VENV)/.installed: $(LIB) $(PYSRC)
+	[ -x $(PY) ] || { $(SYSTEM_PYTHON) -m venv --system-site-packages $(VENV) && $(PY) -m pip install -q --upgrade pip; }
+	$(PY) -m pip install -q './bindings/python[test]'
 	touch $@
 
-venv: deps $(VENV)/.installed
+venv: deps lib $(VENV)/.installed
 
 demo: lib venv
 	$(PY) examples/quickstart.py $(ARGS)

@@ -1,0 +1,234 @@
+"""The ``noteskit`` command line (also ``python -m noteskit``).
+
+Every command works on one store: ``--db PATH``, by default the embedded store of
+:func:`noteskit.default_store_path` (``$XDG_DATA_HOME/noteskit/notes.db``). A mistake (a bad id,
+an empty title, a missing file) prints ``noteskit: error: ...`` on stderr and exits with status 1
+(2 for a malformed command line), never with a traceback. ``--json`` prints records as JSON lines
+for scripts.
+
+>>> from noteskit.cli import main
+>>> main(["--db", ":memory:", "add", "--title", "周末", "--content", "去公园散步"])
+#1 周末 (revision 1)
+0
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from datetime import datetime
+from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO
+
+from . import __version__
+from .errors import NotesError
+from .models import Article
+from .store import Store, default_store_path
+
+Handler = Callable[[Store, argparse.Namespace], None]
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (exit status 2, like argparse's own)."""
+
+
+# ---- Output -------------------------------------------------------------------------------------
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return value
+
+
+def record_dict(record: Any) -> dict[str, Any]:
+    """A record dataclass as a JSON-ready dict (datetimes as ISO-8601 UTC text; private fields left out).
+
+    >>> import noteskit as nk
+    >>> from noteskit.cli import record_dict
+    >>> with nk.Store.memory() as store:
+    ...     sorted(record_dict(store.articles.create(title="t", content="c")))
+    ['content', 'created_at', 'id', 'revision', 'title', 'uid', 'updated_at']
+    """
+    return {f.name: _plain(getattr(record, f.name)) for f in dataclasses.fields(record) if not f.name.startswith("_")}
+
+
+def print_json(records: Iterable[Any], out: TextIO) -> None:
+    for record in records:
+        out.write(json.dumps(record_dict(record), ensure_ascii=False) + "\n")
+
+
+def local_time(value: datetime) -> str:
+    """A UTC time as the local ``YYYY-MM-DD HH:MM`` a person reads."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+
+
+def article_row(article: Article) -> str:
+    return f"#{article.id:<5} {local_time(article.created_at)}  {one_line(article.title, 40)}  · {one_line(article.content, 50)}"
+
+
+def more_hint(command: str, cursor: Optional[str]) -> None:
+    """Tells (on stderr, so stdout stays the list) how to get the next page."""
+    if cursor:
+        print(f"(more: noteskit {command} --after {cursor})", file=sys.stderr)
+
+
+# ---- Input --------------------------------------------------------------------------------------
+
+def read_text(value: Optional[str]) -> Optional[str]:
+    """An option's text, or standard input for ``-``."""
+    if value == "-":
+        return sys.stdin.read()
+    return value
+
+
+# ---- Commands: articles -------------------------------------------------------------------------
+
+def cmd_add(store: Store, args: argparse.Namespace) -> None:
+    """Saves a new article through a draft, as the app's editor does: the title defaults to today's date."""
+    draft = store.articles.new_draft(title=read_text(args.title), content=read_text(args.content) or "")
+    try:
+        article = draft.save()
+    except NotesError:
+        draft.discard()  # a refused save writes nothing, not even a draft
+        raise
+    if args.json:
+        print_json([article], sys.stdout)
+    else:
+        print(f"#{article.id} {article.title} (revision {article.revision})")
+
+
+def cmd_list(store: Store, args: argparse.Namespace) -> None:
+    if args.all:
+        articles: Iterable[Article] = store.articles.iter()
+        cursor = None
+    else:
+        page = store.articles.list(limit=args.limit, after=args.after)
+        articles, cursor = page.items, page.next_cursor
+    if args.json:
+        print_json(articles, sys.stdout)
+    else:
+        for article in articles:
+            print(article_row(article))
+    more_hint("list", cursor)
+
+
+def cmd_show(store: Store, args: argparse.Namespace) -> None:
+    article = store.articles.get(args.id)
+    if args.json:
+        print_json([article], sys.stdout)
+        return
+    print(article.title)
+    print(f"#{article.id} · revision {article.revision} · created {local_time(article.created_at)}"
+          f" · updated {local_time(article.updated_at)}")
+    print()
+    print(article.content)
+
+
+def cmd_edit(store: Store, args: argparse.Namespace) -> None:
+    title, content = read_text(args.title), read_text(args.content)
+    if title is None and content is None:
+        raise UsageError("edit: give --title and/or --content")
+    article = store.articles.update(args.id, title=title, content=content, expected_revision=args.revision)
+    if args.json:
+        print_json([article], sys.stdout)
+    else:
+        print(f"#{article.id} {article.title} (revision {article.revision})")
+
+
+def cmd_delete(store: Store, args: argparse.Namespace) -> None:
+    for id in args.ids:
+        store.articles.delete(id)
+        if not args.json:
+            print(f"deleted #{id}")
+
+
+# ---- The parser ---------------------------------------------------------------------------------
+
+def _common() -> argparse.ArgumentParser:
+    """Options every command takes, before or after its name (``noteskit --db x list`` or ``noteskit list --db x``)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                        help="the store file (default: $XDG_DATA_HOME/noteskit/notes.db; ':memory:' for a throwaway store)")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print records as JSON lines")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``noteskit`` argument parser, one sub-command per action."""
+    common = _common()
+    parser = argparse.ArgumentParser(prog="noteskit", parents=[common],
+                                     description="NotesKit from the command line: notes, chat, search, layout.")
+    parser.add_argument("--version", action="version", version=f"noteskit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, parents=[common], help=help, description=help)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    text_help = "text, or - to read it from standard input"
+    add = command("add", cmd_add, "save a new article")
+    add.add_argument("-t", "--title", help=f"title (default: today's date, YYYY-MM-DD); {text_help}")
+    add.add_argument("-c", "--content", help=f"content; {text_help}")
+
+    listing = command("list", cmd_list, "list articles, newest first")
+    listing.add_argument("-n", "--limit", type=int, default=20, help="articles per page, 1 to 1000 (default: 20)")
+    listing.add_argument("--after", metavar="CURSOR", help="the cursor printed after the previous page")
+    listing.add_argument("--all", action="store_true", help="every article, all pages")
+
+    show = command("show", cmd_show, "show one article in full")
+    show.add_argument("id", type=int)
+
+    edit = command("edit", cmd_edit, "change an article's title and/or content")
+    edit.add_argument("id", type=int)
+    edit.add_argument("-t", "--title", help=f"new title; {text_help}")
+    edit.add_argument("-c", "--content", help=f"new content; {text_help}")
+    edit.add_argument("--revision", type=int, help="refuse (conflict) unless the article is still at this revision")
+
+    delete = command("delete", cmd_delete, "delete articles (and what is derived from them)")
+    delete.add_argument("ids", metavar="id", type=int, nargs="+")
+    return parser
+
+
+def open_store(path: str) -> Store:
+    return Store.memory() if path == ":memory:" else Store.open(path)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs one ``noteskit`` command and returns its exit status (0, 1 for an error, 2 for a usage mistake).
+
+    >>> from noteskit.cli import main
+    >>> main(["--db", ":memory:", "list"])
+    0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.db = getattr(args, "db", None) or str(default_store_path())
+    args.json = getattr(args, "json", False)
+    try:
+        with open_store(args.db) as store:
+            args.handler(store, args)
+        sys.stdout.flush()
+    except UsageError as e:
+        print(f"noteskit: error: {e}", file=sys.stderr)
+        return 2
+    except NotesError as e:
+        print(f"noteskit: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):  # `noteskit list | head`: the reader left; not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        print(f"noteskit: error: {e.strerror or e}{f': {e.filename}' if e.filename else ''}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("noteskit: interrupted", file=sys.stderr)
+        return 130
+    return 0

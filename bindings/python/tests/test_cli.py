@@ -1,0 +1,157 @@
+"""The ``noteskit`` command line, run as a user runs it: the installed console script, in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+import noteskit as nk
+
+SCRIPT = Path(sys.executable).parent / "noteskit"
+
+
+def noteskit(*args: str, db: Optional[Path] = None, stdin: Optional[str] = None,
+             env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess[str]:
+    """Runs the console script; ``db`` is passed as ``--db``."""
+    command = [str(SCRIPT), *(["--db", str(db)] if db else []), *args]
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+
+
+def ok(*args: str, db: Optional[Path] = None, stdin: Optional[str] = None) -> str:
+    done = noteskit(*args, db=db, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout
+
+
+def refused(*args: str, db: Optional[Path] = None, status: int = 1) -> str:
+    """Runs a command that must fail cleanly and returns its error message."""
+    done = noteskit(*args, db=db)
+    assert done.returncode == status, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip(), "an error says what went wrong"
+    return done.stderr
+
+
+def json_lines(text: str) -> List[Dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_python_dash_m_and_the_console_script_are_the_same_command(db_path: Path) -> None:
+    module = subprocess.run([sys.executable, "-m", "noteskit", "--db", str(db_path), "add", "-t", "t", "-c", "c"],
+                            capture_output=True, text=True, check=True)
+    assert module.stdout.startswith("#1 t")
+    assert "t" in ok("list", db=db_path)
+    assert ok("--version").strip() == f"noteskit {nk.__version__}"
+
+
+def test_an_added_article_is_listed_shown_edited_and_deleted(db_path: Path) -> None:
+    assert ok("add", "--title", "周末", "--content", "今天天气真好，去公园散步。", db=db_path).startswith("#1 周末")
+    ok("add", "-t", "Weekend", "-c", "A walk in the park.", db=db_path)
+    rows = ok("list", db=db_path).splitlines()
+    assert "Weekend" in rows[0] and "周末" in rows[1]  # newest first
+
+    shown = ok("show", "1", db=db_path)
+    assert shown.splitlines()[0] == "周末" and "今天天气真好，去公园散步。" in shown
+
+    assert "revision 2" in ok("edit", "1", "--content", "今天下雨了。", db=db_path)
+    with nk.Store.open(db_path) as store:
+        article = store.articles.get(1)
+        assert (article.title, article.content, article.revision) == ("周末", "今天下雨了。", 2)
+
+    ok("delete", "1", "2", db=db_path)
+    assert ok("list", db=db_path) == ""
+
+
+def test_options_go_before_or_after_the_command_and_json_lines_are_for_scripts(db_path: Path) -> None:
+    ok("add", "-t", "one", "-c", "1", "--db", str(db_path))
+    (record,) = json_lines(ok("list", "--json", db=db_path))
+    assert (record["id"], record["title"], record["content"], record["revision"]) == (1, "one", "1", 1)
+    assert record["created_at"].endswith("Z")
+    assert json_lines(ok("--json", "show", "1", db=db_path)) == [record]
+
+
+def test_a_new_article_without_a_title_is_titled_with_todays_date(db_path: Path) -> None:
+    ok("add", "--content", "no title given", db=db_path)
+    (record,) = json_lines(ok("list", "--json", db=db_path))
+    assert len(record["title"]) == 10 and record["title"][4] == "-" and record["title"][7] == "-"
+
+
+def test_text_can_come_from_standard_input(db_path: Path) -> None:
+    body = "第一行\nsecond line\n"
+    ok("add", "-t", "piped", "-c", "-", db=db_path, stdin=body)
+    ok("edit", "1", "-t", "-", db=db_path, stdin="新标题")
+    (record,) = json_lines(ok("show", "1", "--json", db=db_path))
+    assert (record["title"], record["content"]) == ("新标题", body)
+
+
+def test_the_list_pages_with_a_cursor_printed_on_stderr(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        store.articles.create_many([{"title": f"note {i}", "content": "x"} for i in range(5)])
+    first = noteskit("list", "--limit", "2", db=db_path)
+    assert [line.split()[0] for line in first.stdout.splitlines()] == ["#5", "#4"]
+    cursor = first.stderr.split("--after ")[1].split(")")[0]
+    second = ok("list", "--limit", "2", "--after", cursor, db=db_path)
+    assert [line.split()[0] for line in second.splitlines()] == ["#3", "#2"]
+    assert len(ok("list", "--all", db=db_path).splitlines()) == 5
+
+
+def test_saving_an_empty_title_is_refused_and_leaves_no_article_nor_draft(db_path: Path) -> None:
+    assert "title" in refused("add", "--title", "   ", "--content", "x", db=db_path)
+    assert "content" in refused("add", "--title", "t", db=db_path)
+    with nk.Store.open(db_path) as store:
+        assert store.articles.count() == 0
+        assert store.articles.drafts() == []
+
+
+@pytest.mark.parametrize("args", [["show", "42"], ["edit", "42", "-t", "x"], ["delete", "42"]])
+def test_a_missing_article_is_an_error_message_not_a_traceback(db_path: Path, args: List[str]) -> None:
+    assert "42" in refused(*args, db=db_path)
+
+
+def test_a_stale_revision_is_a_conflict(db_path: Path) -> None:
+    ok("add", "-t", "t", "-c", "c", db=db_path)
+    ok("edit", "1", "-c", "changed", db=db_path)
+    refused("edit", "1", "-c", "stale", "--revision", "1", db=db_path)
+    assert json_lines(ok("show", "1", "--json", db=db_path))[0]["content"] == "changed"
+
+
+@pytest.mark.parametrize("args", [[], ["show"], ["show", "abc"], ["nonsense"], ["list", "--limit", "many"], ["edit", "1"]])
+def test_a_malformed_command_line_exits_2_with_usage(db_path: Path, args: List[str]) -> None:
+    refused(*args, db=db_path, status=2)
+
+
+@pytest.mark.parametrize("limit", ["0", "1001"])
+def test_a_limit_out_of_range_is_refused(db_path: Path, limit: str) -> None:
+    assert "limit" in refused("list", "--limit", limit, db=db_path)
+
+
+def test_a_store_that_cannot_be_opened_is_an_error_message(tmp_path: Path) -> None:
+    refused("list", db=tmp_path / "missing-folder" / "notes.db")
+    not_a_store = tmp_path / "text.db"
+    not_a_store.write_text("this is not a database " * 100)
+    refused("list", db=not_a_store)
+
+
+def test_without_db_the_default_store_lives_in_the_users_data_folder(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    done = noteskit("add", "-t", "t", "-c", "c", env={"XDG_DATA_HOME": str(data)})
+    assert done.returncode == 0, done.stderr
+    assert (data / "noteskit" / "notes.db").exists()
+    again = noteskit("list", env={"XDG_DATA_HOME": str(data)})
+    assert "#1" in again.stdout
+
+
+def test_a_closed_pipe_is_not_an_error(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        store.articles.create_many([{"title": f"note {i}", "content": "x" * 200} for i in range(1000)])
+    done = subprocess.run(f"'{SCRIPT}' --db '{db_path}' list --all | head -1", shell=True, capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.startswith("#1000")
+    assert "Traceback" not in done.stderr and "Error" not in done.stderr
