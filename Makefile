@@ -16,7 +16,7 @@ PY := $(VENV)/bin/python
 LIB := .build/release/libNotesCAPI.so
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps lib venv demo test swift-test py-test bench clean
+.PHONY: all deps lib venv demo test swift-test py-test typecheck bench clean
 
 all: lib
 
@@ -56,7 +56,11 @@ swift-test: lib
 py-test: lib venv
 	$(PY) -m pytest -q bindings/python/tests
 
-test: swift-test py-test
+# The package and the examples, as a user's type checker sees them.
+typecheck: venv
+	$(PY) -m mypy --strict bindings/python/src/noteskit examples
+
+test: swift-test py-test typecheck
 
 bench: lib venv
 	$(PY) benchmarks/store_bench.py

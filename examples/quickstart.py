@@ -16,7 +16,7 @@ def main() -> None:
 
     with nk.Store.open(args.db) as store:
         print(f"store: {args.db} (library {nk.library_version()}, {store.articles.count()} articles)")
-        seen = []
+        seen: list[nk.Change] = []
         with store.subscribe(seen.extend):
             a = store.articles.create(title="周末", content="今天天气真好，去公园散步。")
             print(f"created   #{a.id} {a.title!r} rev {a.revision} at {a.created_at:%Y-%m-%d %H:%M:%S}")

@@ -5,6 +5,11 @@
 ...     a = store.articles.create(title="2026-11-29", content="今天天气真好")
 ...     [x.title for x in store.articles.list()]
 ['2026-11-29']
+
+The shared library is looked for in ``$NOTESKIT_LIBRARY``, then inside this package (where the
+wheel puts it), then in the ``.build/release`` folder of the checkout holding this package;
+:data:`LIBRARY_PATH` is the one that was loaded. ``noteskit`` (or ``python -m noteskit``) is the
+command line, :mod:`noteskit.cli`.
 """
 from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
@@ -17,7 +22,12 @@ __version__ = "0.1.0"
 
 
 def library_version() -> str:
-    """The version of the loaded native library."""
+    """The version of the loaded native library (:data:`LIBRARY_PATH` says which file was loaded).
+
+    >>> import noteskit as nk
+    >>> nk.library_version() == nk.__version__
+    True
+    """
     from . import _ffi
 
     return bytes(_ffi.nk_version()).decode()

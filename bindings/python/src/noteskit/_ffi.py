@@ -162,7 +162,7 @@ def check(status: int) -> None:
 
 # The library always writes one well-formed JSON value, so the decoder's scanner can be called
 # directly (json.loads adds encoding detection and a trailing-text check: a third of the cost).
-_scan_json = json.JSONDecoder().scan_once
+_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by __init__, not in the stubs
 _string_at = ctypes.string_at
 
 

@@ -19,6 +19,14 @@ class NotesError(Exception):
     ``kind`` is the library's name for the error (``"validation"``, ``"not_found"``, ...),
     ``field`` the field at fault where there is one, ``line`` the record or line number of a bulk
     call or an import, ``sqlite_code`` the SQLite result code behind a storage error.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     try:
+    ...         store.articles.create_many([{"title": "ok", "content": "ok"}, {"title": "", "content": "x"}])
+    ...     except nk.NotesError as e:
+    ...         print(e.kind, e.field, e.line)
+    validation title 1
     """
 
     kind = "error"
@@ -33,97 +41,219 @@ class NotesError(Exception):
 
 
 class InvalidArgumentError(NotesError, ValueError):
-    """An argument cannot cross to the library at all: wrong type, invalid Unicode, bad handle."""
+    """An argument cannot cross to the library at all: wrong type, invalid Unicode, bad handle.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     store.articles.get("1")
+    Traceback (most recent call last):
+    noteskit.errors.InvalidArgumentError: id must be an int, got str
+    """
 
     kind = "invalid_argument"
 
 
 class ValidationError(NotesError, ValueError):
-    """A value breaks a rule: an empty title, a limit out of range, a forged cursor. ``field`` names it."""
+    """A value breaks a rule: an empty title, a limit out of range, a forged cursor. ``field`` names it.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     try:
+    ...         store.articles.create(title="   ", content="x")
+    ...     except nk.ValidationError as e:
+    ...         print(e.field)
+    title
+    """
 
     kind = "validation"
 
 
 class NotFoundError(NotesError, LookupError):
-    """The record asked for does not exist."""
+    """The record asked for does not exist (also a :class:`LookupError`).
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     try:
+    ...         store.articles.get(42)
+    ...     except nk.NotFoundError as e:
+    ...         print(e)
+    article 42 does not exist
+    """
 
     kind = "not_found"
 
 
 class ConflictError(NotesError):
-    """The record changed since it was read: a stale draft or revision, a duplicate uid."""
+    """The record changed since it was read: a stale draft or revision, a duplicate uid.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     a = store.articles.create(title="t", content="v1")
+    ...     _ = store.articles.update(a.id, content="v2")
+    ...     try:
+    ...         store.articles.update(a.id, content="v3", expected_revision=a.revision)
+    ...     except nk.ConflictError:
+    ...         print("changed meanwhile:", store.articles.get(a.id).content)
+    changed meanwhile: v2
+    """
 
     kind = "conflict"
 
 
 class StorageError(NotesError):
-    """SQLite could not do what was asked (cannot open the file, I/O error, ...)."""
+    """SQLite could not do what was asked (cannot open the file, I/O error, ...); the base of the storage errors.
+
+    >>> import noteskit as nk
+    >>> try:
+    ...     nk.Store.open("/no/such/folder/notes.db")
+    ... except nk.StorageError as e:
+    ...     print(type(e).__name__)
+    StorageError
+    """
 
     kind = "storage"
 
 
 class SchemaError(StorageError):
-    """The file is not a NotesKit store, or a newer NotesKit wrote it (it is left untouched)."""
+    """The file is not a NotesKit store, or a newer NotesKit wrote it (it is left untouched).
+
+    >>> import sqlite3, tempfile, os, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "other.db")
+    >>> with sqlite3.connect(path) as db:
+    ...     _ = db.execute("create table t(x)")
+    >>> try:
+    ...     nk.Store.open(path)
+    ... except nk.SchemaError:
+    ...     print("not a NotesKit store")
+    not a NotesKit store
+    """
 
     kind = "schema"
 
 
 class CorruptStoreError(StorageError):
-    """The file is damaged, or is not a database at all."""
+    """The file is damaged, or is not a database at all.
+
+    >>> import tempfile, os, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.db")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("plain text, not a database " * 200)
+    >>> try:
+    ...     nk.Store.open(path)
+    ... except nk.CorruptStoreError:
+    ...     print("damaged")
+    damaged
+    """
 
     kind = "corrupt"
 
 
 class ReadOnlyError(StorageError):
-    """The store file (or its folder) cannot be written."""
+    """The store file (or its folder) cannot be written, or the store was opened read-only.
+
+    >>> import tempfile, os, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.db")
+    >>> nk.Store.open(path).close()
+    >>> with nk.Store.open(path, read_only=True) as store:
+    ...     try:
+    ...         store.articles.create(title="t", content="c")
+    ...     except nk.ReadOnlyError:
+    ...         print("read-only")
+    read-only
+    """
 
     kind = "read_only"
 
 
 class StorageFullError(StorageError):
-    """The disk, or the store's page limit, is full."""
+    """The disk, or the store's page limit, is full; nothing of the failed write is kept.
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.StorageFullError, nk.StorageError)
+    True
+    """
 
     kind = "storage_full"
 
 
 class BusyError(StorageError):
-    """Another connection held a lock past the busy timeout."""
+    """Another connection held a lock past the busy timeout (10 s); the call may be retried.
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.BusyError, nk.StorageError)
+    True
+    """
 
     kind = "busy"
 
 
 class ClosedError(NotesError):
-    """The store was closed."""
+    """The store was closed.
+
+    >>> import noteskit as nk
+    >>> store = nk.Store.memory()
+    >>> store.close()
+    >>> try:
+    ...     store.articles.count()
+    ... except nk.ClosedError as e:
+    ...     print(e)
+    the store is closed
+    """
 
     kind = "closed"
 
 
 class FormatError(NotesError, ValueError):
-    """Import data is malformed; ``line`` and ``field`` say where."""
+    """Import data is malformed; ``line`` and ``field`` say where (also a :class:`ValueError`).
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.FormatError, ValueError)
+    True
+    """
 
     kind = "format"
 
 
 class FontError(NotesError):
-    """A font needed to measure text is missing; the message names the package to install."""
+    """A font needed to measure text is missing; the message names the package to install.
+
+    >>> import noteskit as nk
+    >>> nk.FontError("no font for 'Noto Sans' (apt-get install fonts-noto)").kind
+    'font'
+    """
 
     kind = "font"
 
 
 class CancelledError(NotesError):
-    """A progress callback cancelled the operation; nothing was written."""
+    """A progress callback cancelled the operation; nothing was written.
+
+    >>> import noteskit as nk
+    >>> nk.CancelledError("import cancelled").kind
+    'cancelled'
+    """
 
     kind = "cancelled"
 
 
 class InternalError(NotesError):
-    """A bug in NotesKit. Please report it with the message."""
+    """A bug in NotesKit. Please report it with the message.
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.InternalError, nk.NotesError)
+    True
+    """
 
     kind = "internal"
 
 
 class LibraryError(NotesError):
-    """The native library cannot be found or does not match this package."""
+    """The native library cannot be found or does not match this package (raised by ``import noteskit``).
+
+    >>> import noteskit as nk
+    >>> nk.LIBRARY_PATH.name
+    'libNotesCAPI.so'
+    """
 
     kind = "library"
 

@@ -56,7 +56,15 @@ class Article:
 
 @dataclass(frozen=True)
 class Change:
-    """One committed change from the change feed: ``op`` is ``"create"``, ``"update"`` or ``"delete"``."""
+    """One committed change from the change feed: ``op`` is ``"create"``, ``"update"`` or ``"delete"``.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     a = store.articles.create(title="t", content="c")
+    ...     store.articles.delete(a.id)
+    ...     [(c.seq, c.entity, c.op, c.id) for c in store.changes(since=0)]
+    [(1, 'article', 'create', 1), (2, 'article', 'delete', 1)]
+    """
 
     seq: int
     entity: str
@@ -76,6 +84,15 @@ class Page(Generic[T]):
     """One page of a keyset-paged list. Pass ``next_cursor`` as ``after=`` to get the next page.
 
     Iterating a page iterates its items; ``len(page)`` is their number.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     _ = store.articles.create_many([{"title": f"note {i}", "content": "x"} for i in range(3)])
+    ...     page = store.articles.list(limit=2)
+    ...     print([a.title for a in page], page.has_more)
+    ...     print([a.title for a in store.articles.list(limit=2, after=page.next_cursor)])
+    ['note 2', 'note 1'] True
+    ['note 0']
     """
 
     items: List[T]

@@ -21,7 +21,13 @@ PathLike = Union[str, "os.PathLike[str]"]
 def default_store_path() -> Path:
     """The embedded default store: ``$XDG_DATA_HOME/noteskit/notes.db`` (``~/.local/share`` when unset).
 
-    The folder is created when missing.
+    The folder is created when missing. The command line uses it when ``--db`` is not given.
+
+    >>> import os, noteskit as nk
+    >>> os.environ["XDG_DATA_HOME"] = "/tmp/noteskit-example"
+    >>> nk.default_store_path()
+    PosixPath('/tmp/noteskit-example/noteskit/notes.db')
+    >>> del os.environ["XDG_DATA_HOME"]
     """
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     folder = Path(base) / "noteskit"
@@ -88,6 +94,7 @@ class Store:
 
     @property
     def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
         return self._handle is None
 
     def close(self) -> None:
@@ -151,13 +158,24 @@ class Store:
 
 
 class Subscription:
-    """A change-feed subscription; :meth:`close` stops it."""
+    """A change-feed subscription from :meth:`Store.subscribe`; :meth:`close` (or leaving ``with``) stops it.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     seen = []
+    ...     with store.subscribe(seen.extend):
+    ...         _ = store.articles.create(title="t", content="c")
+    ...     _ = store.articles.create(title="after", content="c")
+    ...     [(c.op, c.id) for c in seen]
+    [('create', 1)]
+    """
 
     def __init__(self, store: Store, token: int) -> None:
         self._store = store
         self.token = token
 
     def close(self) -> None:
+        """Stops the callbacks; closing twice does nothing."""
         self._store._unsubscribe(self.token)
 
     def __enter__(self) -> "Subscription":
@@ -187,7 +205,15 @@ def _records_json(records: List[Any]) -> bytes:
 
 
 class Articles:
-    """The articles and drafts of a store, as ``store.articles``."""
+    """The articles and drafts of a store, as ``store.articles``.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     a = store.articles.create(title="周末", content="今天天气真好")
+    ...     _ = store.articles.update(a.id, content="今天下雨了")
+    ...     [(x.title, x.content, x.revision) for x in store.articles.list(limit=20)]
+    [('周末', '今天下雨了', 2)]
+    """
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -316,6 +342,7 @@ class Draft:
 
     @property
     def title(self) -> str:
+        """The draft's title; setting it writes it through to the store (not yet saved)."""
         return self._title
 
     @title.setter
@@ -324,6 +351,7 @@ class Draft:
 
     @property
     def content(self) -> str:
+        """The draft's content; setting it writes it through to the store (not yet saved)."""
         return self._content
 
     @content.setter
