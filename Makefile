@@ -1,5 +1,6 @@
 # NotesKit — two commands on a fresh Debian machine:
-#   make demo   build everything and run examples/quickstart.py on the default store
+#   make demo   build everything, run examples/quickstart.py on the default store and the
+#               command-line tour (examples/cli_tour.sh) on a throwaway store
 #   make test   build everything and run every test (swift test + the pytest acceptance suite)
 SHELL := /bin/bash
 .ONESHELL:
@@ -49,6 +50,7 @@ venv: deps lib $(VENV)/.installed
 
 demo: lib venv
 	$(PY) examples/quickstart.py $(ARGS)
+	examples/cli_tour.sh $(VENV)/bin/noteskit
 
 swift-test: lib
 	swift test
