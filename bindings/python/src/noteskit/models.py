@@ -48,6 +48,11 @@ class Article:
     updated_at: datetime
     revision: int
 
+    def _repr_html_(self) -> str:
+        from ._display import html_record
+
+        return html_record(self)
+
     @classmethod
     def _from_json(cls, d: Dict[str, Any]) -> "Article":
         return cls(d["id"], d["uid"], d["title"], d["content"], _fromiso(d["created_at"]), _fromiso(d["updated_at"]),
@@ -107,3 +112,9 @@ class Page(Generic[T]):
 
     def __getitem__(self, index: int) -> T:
         return self.items[index]
+
+    def _repr_html_(self) -> str:
+        """A table in a notebook: articles as rows, messages as a chat, search hits with matches highlighted."""
+        from ._display import html_page
+
+        return html_page(self)

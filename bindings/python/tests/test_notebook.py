@@ -1,0 +1,20 @@
+"""examples/tour.ipynb runs headless from top to bottom, as `make test` runs it: any failing cell fails."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[3]
+NOTEBOOK = REPO / "examples" / "tour.ipynb"
+
+
+def test_the_tour_notebook_runs_every_cell() -> None:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert html, "pages show as HTML tables"
