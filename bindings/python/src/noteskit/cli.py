@@ -19,9 +19,10 @@ import json
 import os
 import sys
 from datetime import datetime
-from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO
+from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
+from ._display import highlight, merge_spans
 from .errors import NotesError
 from .models import Article
 from .store import Store, default_store_path
@@ -77,6 +78,87 @@ def more_hint(command: str, cursor: Optional[str]) -> None:
     """Tells (on stderr, so stdout stays the list) how to get the next page."""
     if cursor:
         print(f"(more: noteskit {command} --after {cursor})", file=sys.stderr)
+
+
+COLOUR_CHOICES = ("auto", "always", "never")
+_MATCH_ON, _MATCH_OFF = "\x1b[1;30;43m", "\x1b[0m"  # bold black on yellow, as grep --color and less do
+
+
+def use_colour(choice: str, stream: TextIO) -> bool:
+    """``--color``: ``always``, ``never``, or ``auto`` (a terminal, and ``NO_COLOR`` unset).
+
+    >>> import io
+    >>> use_colour("auto", io.StringIO()), use_colour("always", io.StringIO())
+    (False, True)
+    """
+    if choice == "auto":
+        return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return choice == "always"
+
+
+def marked(text: str, spans: Iterable[Sequence[int]], colour: bool) -> str:
+    """``text`` with the matches highlighted for a terminal (or left plain without colour).
+
+    >>> marked("今天天气真好", [(2, 4)], colour=True) == "今天\x1b[1;30;43m天气\x1b[0m真好"
+    True
+    """
+    return highlight(text, spans, _MATCH_ON, _MATCH_OFF) if colour else text
+
+
+def snippet(text: str, spans: Sequence[Sequence[int]], width: int) -> Tuple[str, List[Tuple[int, int]]]:
+    """A one-line window of ``text`` of about ``width`` characters around its first match, and the spans moved into it.
+
+    >>> snippet("a b c d e f g h 天气 i j", [(16, 18)], 10)
+    ('…g h 天气 i j', [(5, 7)])
+    """
+    flat = "".join(" " if c.isspace() else c for c in text)  # same length: spans keep their offsets
+    merged = merge_spans(spans)
+    start = max(0, merged[0][0] - width // 3) if merged else 0
+    end = min(len(flat), start + width)
+    start = max(0, min(start, end - width))
+    prefix, suffix = ("…" if start > 0 else ""), ("…" if end < len(flat) else "")
+    moved = [(max(s, start) - start + len(prefix), min(e, end) - start + len(prefix)) for s, e in merged if s < end and e > start]
+    return prefix + flat[start:end] + suffix, moved
+
+
+class Progress:
+    """An import's ``progress(done, total)`` callback: a tqdm bar on stderr when tqdm is installed
+    (``pip install 'noteskit[cli]'``), otherwise a plain line at most every 10 %, and nothing when ``quiet``.
+
+    >>> with Progress("import", quiet=True) as progress:
+    ...     progress(5, 10)
+    True
+    """
+
+    def __init__(self, label: str, quiet: bool = False) -> None:
+        self.label, self.quiet = label, quiet
+        self._bar: Any = None
+        self._percent = -10
+
+    def __call__(self, done: int, total: int) -> bool:
+        if self.quiet:
+            return True
+        if self._bar is None:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                percent = done * 100 // total if total else 100
+                if percent >= self._percent + 10 or (done == total and percent != self._percent):
+                    print(f"{self.label}: {done}/{total} ({percent}%)", file=sys.stderr)
+                    self._percent = percent
+                return True
+            self._bar = tqdm(total=total, desc=self.label, unit="record", file=sys.stderr)
+        if self._bar.total != total:
+            self._bar.total = total
+        self._bar.update(done - self._bar.n)
+        return True
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 # ---- Input --------------------------------------------------------------------------------------
