@@ -27,7 +27,7 @@ def modules() -> List[ModuleType]:
 
 def test_every_public_name_has_a_docstring_with_an_example() -> None:
     missing = [getattr(obj, "__name__", repr(obj)) for obj in public_objects() if ">>>" not in (obj.__doc__ or "")]
-    assert missing == []
+    assert not missing, "no docstring example: " + ", ".join(missing)
 
 
 def test_every_public_method_and_property_has_a_docstring() -> None:
@@ -38,7 +38,7 @@ def test_every_public_method_and_property_has_a_docstring() -> None:
                 continue
             if not (member.__doc__ or "").strip():
                 missing.append(f"{cls.__name__}.{name}")
-    assert missing == []
+    assert not missing, "no docstring: " + ", ".join(missing)
 
 
 @pytest.mark.parametrize("module", modules(), ids=lambda m: m.__name__)
