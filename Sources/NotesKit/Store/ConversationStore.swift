@@ -16,8 +16,9 @@ public struct ConversationStore: Sendable {
         try store.read { db in try Self.require(db, id) }
     }
 
-    /// One page of conversations, most recent activity first (`lastActivityAt`, then `id`,
-    /// descending).
+    /// One page of conversations, most recent activity first: by `lastActivityAt`, then by the
+    /// order in which that activity happened (so a conversation written to last comes first even
+    /// within one millisecond).
     ///
     /// Keyset-paged like the article list: `after` is the `nextCursor` of the previous page, and a
     /// page at any depth costs O(log n + limit). A conversation never shows up twice while a reader
@@ -27,17 +28,20 @@ public struct ConversationStore: Sendable {
         try PageLimit.check(limit)
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
-            var rows = try Self.mostRecentFirst.rows(db, after: position, limit: limit + 1, row: Self.conversation(from:))
-            guard rows.count > limit else { return Page(items: rows, nextCursor: nil) }
+            var rows = try Self.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
+                (Self.conversation(from: stmt), stmt.int64(5))
+            }
+            guard rows.count > limit else { return Page(items: rows.map(\.0), nextCursor: nil) }
             rows.removeLast()
-            let last = rows[rows.count - 1]
-            let next = store.cursors.encode(kind: Self.listKind, .init(key: last.lastActivityAt.milliseconds, id: last.id))
-            return Page(items: rows, nextCursor: next)
+            let (last, activitySeq) = rows[rows.count - 1]
+            let next = store.cursors.encode(kind: Self.listKind, .init(key: last.lastActivityAt.milliseconds, id: activitySeq))
+            return Page(items: rows.map(\.0), nextCursor: next)
         }
     }
 
-    /// Conversations by the index `(last_activity_at, id)`, most recent first.
-    static let mostRecentFirst = Keyset(select: "SELECT \(columns) FROM conversations", key: "last_activity_at")
+    /// Conversations by the index `(last_activity_at, activity_seq)`, most recent first.
+    static let mostRecentFirst = Keyset(select: "SELECT \(columns), activity_seq FROM conversations", key: "last_activity_at",
+                                        id: "activity_seq")
 
     // MARK: - Writing
 
@@ -47,11 +51,12 @@ public struct ConversationStore: Sendable {
         try Conversation.validate(title: title)
         return try store.write { tx in
             let uid = UID.random()
-            let insert = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at) VALUES (?, ?, ?, ?)")
+            let insert = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0)")
             insert.bind(1, uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
             try insert.run()
             let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
             try tx.record("conversation", .create, id: conversation.id, uid: uid, revision: nil)
+            try Self.touch(tx, conversation.id, at: tx.now)
             return conversation
         }
     }
@@ -98,6 +103,13 @@ public struct ConversationStore: Sendable {
     }
 
     // MARK: - Rows
+
+    /// Makes `at` the conversation's last activity, ordered by the change just recorded.
+    static func touch(_ tx: WriteContext, _ id: Int64, at: Timestamp) throws {
+        let stmt = try tx.prepare("UPDATE conversations SET last_activity_at = ?, activity_seq = ? WHERE id = ?")
+        stmt.bind(1, at.milliseconds).bind(2, tx.changes.last?.seq ?? 0).bind(3, id)
+        try stmt.run()
+    }
 
     static func require(_ db: Connection, _ id: Int64) throws -> Conversation {
         let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE id = ?")

@@ -79,7 +79,8 @@ public struct MessageStore: Sendable {
     /// A `.validation` error names the field and, when there are several records, the record's
     /// index (`line`, 0-based). A `uid` already in the store is a `.conflict`; an unknown
     /// conversation is `.notFound`. Records without `sentAt` get the time of the write. The
-    /// conversation's `lastActivityAt` moves to the newest `sentAt` if that is later. O(k log n).
+    /// conversation's `lastActivityAt` moves to the newest `sentAt` unless that is earlier (an
+    /// import of old history leaves its place in the list). O(k log n).
     public func insertMany(_ records: [NewMessage], in conversationId: Int64) throws -> [Message] {
         var prepared: [Message] = []
         prepared.reserveCapacity(records.count)
@@ -117,11 +118,10 @@ public struct MessageStore: Sendable {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
                 newest = max(newest, prepared[index].sentAt.milliseconds)
             }
-            // Moves the conversation's last activity forward, and proves it exists.
-            let touch = try tx.prepare("UPDATE conversations SET last_activity_at = max(last_activity_at, ?) WHERE id = ?")
-            touch.bind(1, newest).bind(2, conversationId)
-            try touch.run()
-            guard tx.connection.changes == 1 else { throw NotesError.notFound("conversation", conversationId) }
+            let activity = try tx.prepare("SELECT last_activity_at FROM conversations WHERE id = ?")
+            activity.bind(1, conversationId)
+            guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
+            let lastActivity = activity.int64(0)
 
             let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)")
             for index in prepared.indices {
@@ -139,6 +139,8 @@ public struct MessageStore: Sendable {
                 prepared[index].id = tx.connection.lastInsertRowID
                 try tx.record("message", .create, id: prepared[index].id, uid: m.uid, revision: nil)
             }
+            // Imported older messages leave the conversation where it is in the list.
+            if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
         }
     }
