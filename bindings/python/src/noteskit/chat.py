@@ -76,6 +76,14 @@ class Messages:
 
     Message text must not be empty or only white space (:class:`ValidationError` on field
     ``"content"``, the model's name for it, and nothing written); it is stored exactly as given.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     made = store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False},
+    ...                                                 {"content": "hello", "from_me": True}])
+    ...     [(m.content, m.from_me) for m in store.messages.history(conv.id)]
+    [('hi', False), ('hello', True)]
     """
 
     def __init__(self, store: "Store") -> None:

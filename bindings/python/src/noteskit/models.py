@@ -61,7 +61,14 @@ class Article:
 class Message:
     """One chat message: ``from_me`` is True for a message the user sent, False for one received.
 
-    ``content`` is the text exactly as given; ``sent_at`` is an aware UTC ``datetime``.
+    ``content`` is the text exactly as given; ``sent_at`` is an aware UTC ``datetime``. New
+    messages get time-ordered uids (UUID version 7).
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     m = store.conversations.create("Alice").send("  see you at 8  ")
+    ...     (m.content, m.from_me)
+    ('  see you at 8  ', True)
     """
 
     __slots__ = ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
