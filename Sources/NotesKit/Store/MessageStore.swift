@@ -124,7 +124,7 @@ public struct MessageStore: Sendable {
             let lastActivity = activity.int64(0)
 
             let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)")
-            for index in prepared.indices {
+            func insertOne(_ index: Int) throws {
                 let m = prepared[index]
                 insert.reset()
                 insert.bind(1, m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
@@ -137,13 +137,37 @@ public struct MessageStore: Sendable {
                     throw error
                 }
                 prepared[index].id = tx.connection.lastInsertRowID
-                try tx.record("message", .create, id: prepared[index].id, uid: m.uid, revision: nil)
             }
+            // In bulk, rowsPerInsert rows per statement: SQLite's work per statement (AUTOINCREMENT's
+            // bookkeeping included) is then paid once per chunk. AUTOINCREMENT under the write lock
+            // numbers a statement's rows consecutively.
+            let per = Self.rowsPerInsert, whole = prepared.count / per * per
+            for start in stride(from: 0, to: whole, by: per) {
+                let many = try tx.prepare(Self.multiRowInsert)
+                for k in 0..<per {
+                    let m = prepared[start + k], p = Int32(5 * k)
+                    many.bind(p + 1, m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
+                }
+                do {
+                    try many.run()
+                } catch let error as NotesError where error.kind == .conflict {
+                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
+                    throw error
+                }
+                let last = tx.connection.lastInsertRowID
+                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
+            }
+            for index in whole..<prepared.count { try insertOne(index) }
+            try tx.recordCreated("message", ids: prepared.map(\.id), uids: prepared.map(\.uid))
             // Imported older messages leave the conversation where it is in the list.
             if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
         }
     }
+
+    static let rowsPerInsert = 64
+    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES "
+        + Array(repeating: "(?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {

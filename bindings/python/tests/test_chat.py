@@ -313,6 +313,36 @@ def test_a_duplicate_uid_refuses_the_whole_batch(store):
     assert contents(conv.history()) == ["first"]
 
 
+def test_a_large_batch_is_written_whole_and_fed_in_order(store):
+    conv = store.conversations.create("Import")
+    seq = store.last_change_seq()
+    notified: list = []
+    with store.subscribe(notified.extend):
+        made = store.messages.insert_many(conv.id, [{"content": f"m{i}", "from_me": i % 3 == 0} for i in range(150)])
+    assert [m.id for m in made] == list(range(made[0].id, made[0].id + 150))
+    assert made == whole_history(conv, limit=40)
+    changes = store.changes(since=seq)
+    assert notified == changes
+    assert [(c.entity, c.op, c.id, c.uid) for c in changes] == [("message", "create", m.id, m.uid) for m in made]
+    assert [c.seq for c in changes] == list(range(seq + 1, seq + 151))
+
+
+def test_a_duplicate_uid_deep_in_a_large_batch_is_named_and_nothing_is_written(store):
+    conv = store.conversations.create("Import")
+    first = conv.send("first")
+    records = [{"content": f"m{i}", "from_me": True} for i in range(200)]
+    records[100]["uid"] = first.uid
+    with pytest.raises(nk.ConflictError) as e:
+        store.messages.insert_many(conv.id, records)
+    assert e.value.field == "uid" and e.value.line == 100
+    twice = str(uuid.uuid4())
+    records[100]["uid"], records[130]["uid"] = twice, twice
+    with pytest.raises(nk.ConflictError) as e:
+        store.messages.insert_many(conv.id, records)
+    assert e.value.line == 130
+    assert contents(whole_history(conv)) == ["first"]
+
+
 def test_records_that_are_not_mappings_are_refused(store):
     conv = store.conversations.create("Import")
     with pytest.raises(nk.NotesError):
