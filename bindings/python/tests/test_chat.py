@@ -1,6 +1,7 @@
 """Chat acceptance: conversations, send and receive, history paged backward, bulk insert, change feed."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -143,6 +144,16 @@ def test_a_conversation_is_created_read_renamed_and_listed(store):
     assert renamed.rename("Alice Liddell") == renamed
     with pytest.raises(AttributeError):
         conv.title = "x"  # type: ignore[misc]
+
+
+def test_a_conversation_is_a_plain_record_for_dataclass_tools(store):
+    conv = store.conversations.create("Alice")
+    assert dataclasses.asdict(conv) == {"id": conv.id, "uid": conv.uid, "title": "Alice", "created_at": conv.created_at,
+                                        "last_activity_at": conv.last_activity_at}
+    assert "store" not in repr(conv) and hash(conv) == hash(store.conversations.get(conv.id))
+    copy = dataclasses.replace(conv, title="copy")
+    with pytest.raises(nk.InvalidArgumentError):
+        copy.send("unbound")
 
 
 @pytest.mark.parametrize("title", ["", "   ", "\n", "x" * 1001])

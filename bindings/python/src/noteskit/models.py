@@ -90,7 +90,9 @@ class Conversation:
 
     ``last_activity_at`` orders ``store.conversations.list()`` (most recent first): the later of
     ``created_at`` and the newest ``sent_at`` of its messages; it never moves back. The record is
-    frozen: :meth:`rename` returns the renamed conversation and leaves this one as it was.
+    frozen: :meth:`rename` returns the renamed conversation and leaves this one as it was. Its
+    dataclass fields are the model's only; the store it is bound to is kept beside them, so
+    ``dataclasses.asdict`` and ``==`` see just the record.
 
     >>> import noteskit as nk
     >>> with nk.Store.memory() as store:
@@ -105,32 +107,43 @@ class Conversation:
     title: str
     created_at: datetime
     last_activity_at: datetime
-    _store: "Store" = field(compare=False, repr=False)
 
     @classmethod
     def _from_json(cls, d: Dict[str, Any], store: "Store") -> "Conversation":
-        return cls(d["id"], d["uid"], d["title"], _fromiso(d["created_at"]), _fromiso(d["last_activity_at"]), store)
+        conversation = cls(d["id"], d["uid"], d["title"], _fromiso(d["created_at"]), _fromiso(d["last_activity_at"]))
+        object.__setattr__(conversation, "_store", store)
+        return conversation
+
+    @property
+    def _bound(self) -> "Store":
+        store: Optional["Store"] = self.__dict__.get("_store")
+        if store is None:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError("this Conversation is not bound to a store (it was built by hand or by "
+                                       "dataclasses.replace); get it from store.conversations")
+        return store
 
     def send(self, text: str) -> Message:
         """Adds a message sent by the user (``from_me=True``), now. See :meth:`Messages.send`."""
-        return self._store.messages.send(self.id, text)
+        return self._bound.messages.send(self.id, text)
 
     def receive(self, text: str, sent_at: Union[datetime, str, None] = None) -> Message:
         """Adds a message the user received (``from_me=False``), now or at ``sent_at``. See :meth:`Messages.receive`."""
-        return self._store.messages.receive(self.id, text, sent_at=sent_at)
+        return self._bound.messages.receive(self.id, text, sent_at=sent_at)
 
     def history(self, limit: int = 50, before: Optional[str] = None) -> "Page[Message]":
         """A page of this conversation's history, newest page first, oldest first within the page.
         See :meth:`Messages.history`."""
-        return self._store.messages.history(self.id, limit=limit, before=before)
+        return self._bound.messages.history(self.id, limit=limit, before=before)
 
     def rename(self, title: str) -> "Conversation":
         """Gives the conversation a new title and returns it renamed (this object is frozen)."""
-        return self._store.conversations.rename(self.id, title)
+        return self._bound.conversations.rename(self.id, title)
 
     def delete(self) -> None:
         """Deletes the conversation and all its messages, in one transaction."""
-        self._store.conversations.delete(self.id)
+        self._bound.conversations.delete(self.id)
 
 
 @dataclass(frozen=True)
