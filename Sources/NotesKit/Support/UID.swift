@@ -40,22 +40,7 @@ public enum UID {
     /// A fresh random (version 4) UUID, e.g. `0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e`. O(1).
     public static func random() -> String {
         let (a, b) = generator.withLock { ($0.next(), $0.next()) }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<8 {
-            bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i)))
-            bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i)))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex: StaticString = "0123456789abcdef"
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(45) }
-            out.append(hex.utf8Start[Int(byte >> 4)])
-            out.append(hex.utf8Start[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        return text(high: (a & ~0xF000) | 0x4000, low: (b & ~(0xC0 << 56)) | (0x80 << 56))  // version 4, variant 10
     }
 
     /// `count` fresh time-ordered UUIDs (version 7, RFC 9562), in ascending order: the Unix time

@@ -12,6 +12,7 @@ from .models import Conversation, Message, Page, format_time, parse_time
 if TYPE_CHECKING:
     from .store import Store
 
+
 class Conversations:
     """The conversations of a store, as ``store.conversations``.
 
