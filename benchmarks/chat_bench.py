@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import random
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -166,6 +167,7 @@ def main() -> None:
           f"depth {depth:,} {fmt(peer_deep_t)} (ours {deep / peer_deep_t:.2f}×), in the same two index seeks")
     store.close()
     peer.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
