@@ -11,6 +11,9 @@ foreign_keys=ON), measured in the same run, files in the same folder.
 - ``conv.send(text)``, one transaction each, against one ``INSERT`` + ``COMMIT`` (goal ≤ 1.0×).
   Each round is the mean of many sends, so WAL checkpoints are in the figure, as in real use.
 
+Compared figures are measured in alternating rounds (median of 9), so that the drift of a shared
+machine hits both sides alike.
+
 Our figures include all a Python caller pays: argument checks, JSON across the ABI, the returned
 ``Message`` objects, the change feed and the conversation's last activity.
 """
@@ -21,6 +24,7 @@ import gc
 import random
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -32,7 +36,7 @@ from typing import Any, Callable, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import noteskit as nk  # noqa: E402
-from _common import fmt, table, text, timeit  # noqa: E402
+from _common import fmt, table, text  # noqa: E402
 
 # The tables and indexes of migration 0002_conversations_messages.
 PEER_SCHEMA = """
@@ -79,6 +83,19 @@ def open_peer(path: Path) -> sqlite3.Connection:
     return peer
 
 
+def interleaved(fns: List[Callable[[], object]], repeat: int, number: int) -> List[float]:
+    """The median seconds per call of each of ``fns``, measured in alternating rounds of ``number``
+    calls, so that a shared machine's drift during the run hits them all alike."""
+    rounds: List[List[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, rounds):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - start) / number)
+    return [statistics.median(r) for r in rounds]
+
+
 def once(fn: Callable[[], object]) -> float:
     gc.collect()
     start = time.perf_counter()
@@ -114,7 +131,6 @@ def main() -> None:
     peer_bulk = once(peer_insert)
 
     # ---- history: the newest page, and the oldest page (depth n - 50) ----
-    newest = timeit(lambda: conv.history(limit=50), repeat=7, number=200)
     cursor = None
     depth = 0
     while depth < n - 1000:
@@ -123,7 +139,6 @@ def main() -> None:
     page = conv.history(limit=1000 - 50, before=cursor)
     cursor, depth = page.next_cursor, depth + len(page)
     assert cursor is not None
-    deep = timeit(lambda: conv.history(limit=50, before=cursor), repeat=7, number=200)
     assert [m.content for m in conv.history(limit=50, before=cursor)] == [r["content"] for r in records[:50]]
 
     newest_sql = f"SELECT {COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY sent_at DESC, id DESC LIMIT 51"
@@ -139,21 +154,21 @@ def main() -> None:
             rows += peer.execute(older_sql, (1, at, 51 - len(rows))).fetchall()
         return peer_messages(rows[:50])
 
-    peer_newest = timeit(lambda: peer_messages(peer.execute(newest_sql, (1,)).fetchall()[:50]), repeat=7, number=200)
-    peer_deep_t = timeit(peer_deep, repeat=7, number=200)
     assert [m.content for m in peer_deep()] == [r["content"] for r in records[:50]]
+    newest, deep, peer_newest, peer_deep_t = interleaved([
+        lambda: conv.history(limit=50), lambda: conv.history(limit=50, before=cursor),
+        lambda: peer_messages(peer.execute(newest_sql, (1,)).fetchall()[:50]), peer_deep], repeat=9, number=200)
 
     # ---- send one message, one transaction each ----
     texts = [text(rng, 2, 80) for _ in range(64)]
     it = iter(texts * (sends * 8 // len(texts) + 1))
-    ours_send = timeit(lambda: conv.send(next(it)), repeat=7, number=sends // 7)
 
     def peer_send() -> None:
         peer.execute("BEGIN")
         peer.execute(INSERT, (str(uuid.uuid4()), 1, next(it), True, now_ms()))
         peer.execute("COMMIT")
 
-    peer_send_t = timeit(peer_send, repeat=7, number=sends // 7)
+    ours_send, peer_send_t = interleaved([lambda: conv.send(next(it)), peer_send], repeat=9, number=sends // 9)
 
     print()
     table([
