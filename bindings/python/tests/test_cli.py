@@ -155,3 +155,74 @@ def test_a_closed_pipe_is_not_an_error(db_path: Path) -> None:
                           text=True, timeout=60)
     assert done.stdout.startswith("#1000")
     assert "Traceback" not in done.stderr and "Error" not in done.stderr
+
+
+# ---- With the sample data ------------------------------------------------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "data" / "sample.json"
+
+
+@pytest.fixture
+def sample_db(db_path: Path) -> Path:
+    """A store holding ``examples/data/sample.json``: 28 articles, 3 conversations, 31 messages."""
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    with nk.Store.open(db_path) as store:
+        store.articles.create_many([{k: a[k] for k in ("uid", "title", "content", "created_at", "updated_at")}
+                                    for a in data["articles"]])
+        for c in data["conversations"]:
+            conversation = store.conversations.create(c["title"])
+            store.messages.insert_many(conversation.id, [{k: m[k] for k in ("uid", "content", "from_me", "sent_at")}
+                                                         for m in data["messages"] if m["conversation_uid"] == c["uid"]])
+    return db_path
+
+
+def test_chat_send_and_receive_add_messages_shown_oldest_first(db_path: Path) -> None:
+    ok("chat", "send", "Alice", "周末有空吗？", db=db_path)
+    ok("chat", "receive", "Alice", "Saturday, yes.\nWhere?", db=db_path)
+    ok("chat", "receive", "Alice", "an old one", "--at", "2026-01-01T10:00:00Z", db=db_path)
+    lines = ok("chat", "history", "Alice", db=db_path).splitlines()
+    assert lines[0] == "── Alice (#1) ──"
+    assert [line.split(maxsplit=3)[2:] for line in lines[1:3]] == [["them", "an old one"], ["me", "周末有空吗？"]]
+    assert lines[4].strip() == "Where?"  # a multi-line message continues under its text
+    records = json_lines(ok("chat", "history", "1", "--json", db=db_path))
+    assert [(m["content"], m["from_me"]) for m in records] == [
+        ("an old one", False), ("周末有空吗？", True), ("Saturday, yes.\nWhere?", False)]
+
+
+def test_a_new_title_starts_a_conversation_and_an_id_names_one(db_path: Path) -> None:
+    first = noteskit("chat", "send", "Book club", "hello", db=db_path)
+    assert "new conversation #1 Book club" in first.stderr
+    ok("chat", "send", "#1", "again", db=db_path)
+    ok("chat", "send", "Book club", "and again", db=db_path)
+    assert [c["title"] for c in json_lines(ok("chat", "list", "--json", db=db_path))] == ["Book club"]
+    assert len(json_lines(ok("chat", "history", "Book club", "--json", db=db_path))) == 3
+
+
+def test_history_pages_back_from_the_newest_message(sample_db: Path) -> None:
+    newest = noteskit("chat", "history", "Alice", "--limit", "5", "--json", db=sample_db)
+    page = json_lines(newest.stdout)
+    assert [m["content"] for m in page][-1] == "OK 😄 see you Saturday!"
+    cursor = newest.stderr.split("--before ")[1].split(")")[0]
+    earlier = json_lines(ok("chat", "history", "Alice", "--limit", "5", "--before", cursor, "--json", db=sample_db))
+    assert earlier[-1]["sent_at"] < page[0]["sent_at"]
+    everything = json_lines(ok("chat", "history", "Alice", "--all", "--json", db=sample_db))
+    assert len(everything) == 12 and everything[0]["content"].startswith("Hi! Are you free")
+    assert [m["sent_at"] for m in everything] == sorted(m["sent_at"] for m in everything)
+
+
+def test_an_empty_message_is_refused_and_starts_no_conversation(db_path: Path) -> None:
+    assert "content" in refused("chat", "send", "Bob", "   ", db=db_path)
+    assert ok("chat", "list", db=db_path) == ""
+
+
+@pytest.mark.parametrize("args", [["chat", "history", "Nobody"], ["chat", "history", "99"], ["chat", "send", "#99", "x"],
+                                  ["chat", "receive", "Alice", "x", "--at", "yesterday"]])
+def test_chat_mistakes_are_error_messages(sample_db: Path, args: List[str]) -> None:
+    refused(*args, db=sample_db)
+
+
+def test_two_conversations_with_one_title_must_be_named_by_id(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        store.conversations.create("Alice")
+        store.conversations.create("Alice")
+    assert "#1" in refused("chat", "history", "Alice", db=db_path) and "#2" in refused("chat", "send", "Alice", "x", db=db_path)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO, Tu
 from . import __version__
 from ._display import highlight, merge_spans
 from .errors import NotesError
-from .models import Article
+from .models import Article, Conversation, Message
 from .store import Store, default_store_path
 
 Handler = Callable[[Store, argparse.Namespace], None]
@@ -231,6 +231,98 @@ def cmd_delete(store: Store, args: argparse.Namespace) -> None:
             print(f"deleted #{id}")
 
 
+# ---- Commands: chat -----------------------------------------------------------------------------
+
+class CommandError(Exception):
+    """A user mistake the command line finds itself (exit status 1, like a library error)."""
+
+
+def find_conversation(store: Store, name: str) -> Optional[Conversation]:
+    """The conversation named on the command line: ``#12`` or ``12`` is an id, anything else a title.
+
+    A title names the one conversation with exactly that title (None when there is none); several
+    with that title is an error asking for the id. An unknown id is :class:`NotFoundError`.
+    """
+    id_text = name[1:] if name.startswith("#") else name
+    if id_text.isdigit():
+        return store.conversations.get(int(id_text))
+    matches = [c for c in store.conversations.iter() if c.title == name]
+    if len(matches) > 1:
+        raise CommandError(f"{len(matches)} conversations are titled {name!r} "
+                           f"({', '.join(f'#{c.id}' for c in matches)}): name one by its id")
+    return matches[0] if matches else None
+
+
+def existing_conversation(store: Store, name: str) -> Conversation:
+    conversation = find_conversation(store, name)
+    if conversation is None:
+        raise CommandError(f"no conversation is titled {name!r} (noteskit chat list shows them)")
+    return conversation
+
+
+def message_line(message: Message, colour: bool = False, spans: Sequence[Sequence[int]] = ()) -> str:
+    """One message as a chat shows it on a terminal: time, who, text (continuation lines indented)."""
+    who = "me" if message.from_me else "them"
+    text = marked(message.content, spans, colour).replace("\n", "\n" + " " * 24)
+    return f"{local_time(message.sent_at)}  {who:>4}  {text}"
+
+
+def cmd_chat_send(store: Store, args: argparse.Namespace) -> None:
+    """``chat send`` and ``chat receive``; a title no conversation has starts a new conversation."""
+    text = read_text(args.text) or ""
+    conversation = find_conversation(store, args.conversation)
+    new = conversation is None
+    if conversation is None:
+        conversation = store.conversations.create(args.conversation)
+    try:
+        message = conversation.send(text) if args.chat_command == "send" else conversation.receive(text, sent_at=args.at)
+    except NotesError:
+        if new:
+            conversation.delete()  # a refused message leaves no new, empty conversation behind
+        raise
+    if new:
+        print(f"new conversation #{conversation.id} {conversation.title}", file=sys.stderr)
+    if args.json:
+        print_json([message], sys.stdout)
+    else:
+        print(message_line(message))
+
+
+def cmd_chat_history(store: Store, args: argparse.Namespace) -> None:
+    conversation = existing_conversation(store, args.conversation)
+    if args.all:
+        pages: List[List[Message]] = []
+        before: Optional[str] = None
+        while True:
+            page = conversation.history(limit=1000, before=before)
+            pages.append(page.items)
+            if page.next_cursor is None:
+                break
+            before = page.next_cursor
+        messages = [m for items in reversed(pages) for m in items]
+        cursor = None
+    else:
+        page = conversation.history(limit=args.limit, before=args.before)
+        messages, cursor = page.items, page.next_cursor
+    if args.json:
+        print_json(messages, sys.stdout)
+    else:
+        print(f"── {conversation.title} (#{conversation.id}) ──")
+        for message in messages:
+            print(message_line(message))
+    if cursor:
+        print(f"(earlier: noteskit chat history {conversation.id} --before {cursor})", file=sys.stderr)
+
+
+def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
+    conversations = store.conversations.iter()
+    if args.json:
+        print_json(conversations, sys.stdout)
+        return
+    for conversation in conversations:
+        print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {conversation.title}")
+
+
 # ---- The parser ---------------------------------------------------------------------------------
 
 def _common() -> argparse.ArgumentParser:
@@ -276,6 +368,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     delete = command("delete", cmd_delete, "delete articles (and what is derived from them)")
     delete.add_argument("ids", metavar="id", type=int, nargs="+")
+
+    chat = commands.add_parser("chat", parents=[common], help="conversations: send, receive, history, list",
+                               description="Conversations and their messages. CONVERSATION is an id (12 or #12) "
+                                           "or a title; send and receive start a conversation with a new title.")
+    chat_commands = chat.add_subparsers(dest="chat_command", metavar="ACTION", required=True)
+
+    def chat_command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        sub = chat_commands.add_parser(name, parents=[common], help=help, description=help)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    send = chat_command("send", cmd_chat_send, "add a message sent by me")
+    receive = chat_command("receive", cmd_chat_send, "add a message I received")
+    for sub in (send, receive):
+        sub.add_argument("conversation", metavar="CONVERSATION")
+        sub.add_argument("text", help=text_help)
+    receive.add_argument("--at", metavar="TIME", help="when it was sent, ISO-8601 (default: now)")
+    send.set_defaults(at=None)
+    history = chat_command("history", cmd_chat_history, "a conversation's messages, oldest at the top")
+    history.add_argument("conversation", metavar="CONVERSATION")
+    history.add_argument("-n", "--limit", type=int, default=50, help="the newest N messages (default: 50)")
+    history.add_argument("--before", metavar="CURSOR", help="the cursor printed after the previous page: earlier messages")
+    history.add_argument("--all", action="store_true", help="the whole conversation")
+    chat_command("list", cmd_chat_list, "conversations, most recent activity first")
     return parser
 
 
@@ -301,7 +417,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except UsageError as e:
         print(f"noteskit: error: {e}", file=sys.stderr)
         return 2
-    except NotesError as e:
+    except (NotesError, CommandError) as e:
         print(f"noteskit: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
