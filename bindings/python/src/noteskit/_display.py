@@ -107,6 +107,11 @@ def _row(item: Any) -> List[str]:
     return [html.escape(repr(record))]
 
 
+def _cell(content: str, last: bool) -> str:
+    """A table cell; all but the last (the text) stay on one line."""
+    return f'<td style="{_CELL}{"" if last else ";white-space:nowrap"}">{content}</td>'
+
+
 def html_table(items: Iterable[Any], caption: str = "") -> str:
     """An HTML table of records or search hits, matches highlighted with ``<mark>``.
 
@@ -116,7 +121,8 @@ def html_table(items: Iterable[Any], caption: str = "") -> str:
     ...     "a&lt;b" in html_table([a])
     True
     """
-    rows = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in _row(item)) + "</tr>" for item in items)
+    rows = "".join("<tr>" + "".join(_cell(c, last=i == len(cells) - 1) for i, c in enumerate(cells)) + "</tr>"
+                   for cells in map(_row, items))
     head = f'<caption style="caption-side:bottom;text-align:left;color:#666">{html.escape(caption)}</caption>' if caption else ""
     return f'<table style="{_STYLE}">{head}{rows}</table>'
 
