@@ -19,5 +19,8 @@ run list
 run edit 1 --content "今天下雨了。"
 run show 1
 run delete 2
+run chat send Alice "周末有空吗？"
+run chat receive Alice "Saturday afternoon, yes. Where shall we meet?"
+run chat history Alice
 printf '\n$ noteskit add --title "   " --content x    # a mistake: a message and exit status 1, no traceback\n'
 "$NOTESKIT" --db "$DB" add --title "   " --content x || echo "(exit status $?)"
