@@ -126,3 +126,15 @@ struct RecordReader {
         }
     }
 }
+
+// MARK: - Layout
+
+extension JSONWriter {
+    mutating func metrics(_ m: TextMetrics) {
+        raw("{"); key("width"); int(Int64(m.width))
+        raw(","); key("height"); int(Int64(m.height))
+        raw(","); key("line_count"); int(Int64(m.lineCount))
+        raw(","); key("unknown_glyphs"); int(Int64(m.unknownGlyphs))
+        raw("}")
+    }
+}
