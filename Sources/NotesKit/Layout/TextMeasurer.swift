@@ -103,15 +103,29 @@ final class TextMeasurer {
     /// Lays out `text` wrapped at `maxWidth`, or, with `singleLine`, on one line ellipsized at
     /// `maxWidth` (line breaks shown as glyphs), and returns Pango's pixel metrics.
     func measure(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool = false) throws -> TextMetrics {
+        let layout = try prepare(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
+        var width: Int32 = 0, height: Int32 = 0
+        pango_layout_get_pixel_size(layout, &width, &height)
+        return TextMetrics(width: Int(width), height: Int(height), lineCount: Int(pango_layout_get_line_count(layout)),
+                           unknownGlyphs: Int(pango_layout_get_unknown_glyphs_count(layout)))
+    }
+
+    /// Draws `text`, laid out exactly as ``measure(_:maxWidth:font:singleLine:)`` lays it out,
+    /// into an 8-bit coverage bitmap with its top-left corner at (`x`, `y`); returns its metrics.
+    func render(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool = false,
+                into bitmap: inout FT_Bitmap, x: Int32, y: Int32) throws -> TextMetrics {
+        let metrics = try measure(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
+        pango_ft2_render_layout(&bitmap, singleLine ? self.singleLine : wrapping, x, y)
+        return metrics
+    }
+
+    private func prepare(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool) throws -> OpaquePointer {
         let layout = singleLine ? self.singleLine : wrapping
         // A C string of `text` (it has no NUL: callers check), so an empty text has an address too.
         pango_layout_set_text(layout, text, Int32(text.utf8.count))
         pango_layout_set_font_description(layout, try description(font))
         pango_layout_set_width(layout, Int32((maxWidth * Double(cpango_scale())).rounded(.down)))
-        var width: Int32 = 0, height: Int32 = 0
-        pango_layout_get_pixel_size(layout, &width, &height)
-        return TextMetrics(width: Int(width), height: Int(height), lineCount: Int(pango_layout_get_line_count(layout)),
-                           unknownGlyphs: Int(pango_layout_get_unknown_glyphs_count(layout)))
+        return layout
     }
 
     private func description(_ font: FontSpec) throws -> OpaquePointer {

@@ -10,6 +10,8 @@ from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
+from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
+                     Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Page
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
@@ -24,6 +26,8 @@ def library_version() -> str:
 
 
 __all__ = [
+    "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
+    "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError",
     "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
