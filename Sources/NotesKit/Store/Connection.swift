@@ -68,6 +68,17 @@ final class Connection {
         }
     }
 
+    /// Resets every statement left on a row (a lookup that stepped once), so the connection holds
+    /// no read transaction between calls: otherwise it keeps reading an old snapshot (missing other
+    /// handles' commits) and its next write fails with SQLITE_BUSY_SNAPSHOT. O(cached statements).
+    func finishStatements() {
+        var statement = sqlite3_next_stmt(db, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(db, current)
+        }
+    }
+
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
     var changes: Int { Int(sqlite3_changes(db)) }
 

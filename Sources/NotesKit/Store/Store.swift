@@ -38,6 +38,7 @@ public final class Store: @unchecked Sendable {
             try Store.configure(connection, inMemory: path == nil)
             try Store.migrate(connection)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
+            connection.finishStatements()
         } catch {
             connection.close()
             throw error
@@ -83,6 +84,7 @@ public final class Store: @unchecked Sendable {
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try lock.withLock { _ in
             guard let connection else { throw NotesError(.closed, "the store is closed") }
+            defer { connection.finishStatements() }
             return try body(connection)
         }
     }
@@ -93,6 +95,7 @@ public final class Store: @unchecked Sendable {
         let (result, changes): (T, [Change]) = try lock.withLock { _ in
             guard let connection else { throw NotesError(.closed, "the store is closed") }
             let context = WriteContext(connection: connection)
+            defer { connection.finishStatements() }
             let result = try connection.transaction { try body(context) }
             return (result, context.changes)
         }

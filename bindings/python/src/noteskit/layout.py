@@ -86,6 +86,14 @@ def font_configuration() -> FontConfiguration:
 
 # ---- Styles -------------------------------------------------------------------------------------
 
+def _finite(value: Any, field: str) -> float:
+    """A number bound for JSON (which has no NaN or infinity: refused here, as the library would)."""
+    number = _ffi.number(value, field)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValidationError(f"{field} must be a finite number, got {number}", field=field)
+    return number
+
+
 class _Style:
     """Immutable style: checked by the library when made; ``fingerprint`` identifies its numbers."""
 
@@ -94,6 +102,9 @@ class _Style:
 
     def __post_init__(self) -> None:
         values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}  # type: ignore[arg-type]
+        for name, value in values.items():
+            if isinstance(value, float):
+                _finite(value, name)
         resolved = _ffi.call_json(_ffi.nk_style_resolve, self._kind.encode(), json.dumps(values).encode())
         for name, value in resolved.items():
             object.__setattr__(self, name, value)
@@ -401,13 +412,6 @@ class Rows:
 
 
 # ---- Interaction models -------------------------------------------------------------------------
-
-def _finite(value: Any, field: str) -> float:
-    """A number for a JSON event (JSON has no NaN or infinity: refused here, as the library would)."""
-    number = _ffi.number(value, field)
-    if number != number or number in (float("inf"), float("-inf")):
-        raise ValidationError(f"{field} must be a finite number, got {number}", field=field)
-    return number
 
 
 class KeyboardModel:
