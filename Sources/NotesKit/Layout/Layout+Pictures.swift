@@ -27,7 +27,7 @@ extension Layout {
         guard !ids.isEmpty else { throw NotesError.validation("ids", "there are no rows to draw: ids is empty") }
         let heights = try articleHeights(ids)
         let canvas = try Canvas(width: width, height: heights.reduce(0, +))
-        let (articles, _) = try readArticles(ids)
+        let articles = try readArticles(ids)
         let measurer = try TextMeasurer.current()
         let style = articleStyle
         let textWidth = width - 2 * style.horizontalPadding

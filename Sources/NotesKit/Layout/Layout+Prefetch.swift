@@ -20,8 +20,7 @@ extension Layout {
         var seen = Set<Int64>()
         let todo: [Int64] = state.withLock { s in
             ids.filter { id in
-                let key = kind == .article ? CacheKey.article(id) : CacheKey.message(id)
-                return s.cache.peek(key) == nil && seen.insert(id).inserted
+                s.cache.peek(CacheKey.make(kind, id)) == nil && seen.insert(id).inserted
             }
         }
         guard !todo.isEmpty else { return 0 }
@@ -52,8 +51,9 @@ extension Layout {
     }
 
     /// Reads rows by id (skipping and reporting ids that do not exist) and measures them on this
-    /// thread. Returns the entries, the feed position they were read at, and the missing ids.
-    func fetchAndMeasure(_ ids: ArraySlice<Int64>, kind: RowOffsets.Kind) throws -> ([HeightCache.Entry], Int64, [Int64]) {
+    /// thread; with `allOrNothing`, measures nothing when an id is missing. Returns the entries,
+    /// the feed position they were read at, and the missing ids.
+    func fetchAndMeasure(_ ids: ArraySlice<Int64>, kind: RowOffsets.Kind, allOrNothing: Bool = false) throws -> ([HeightCache.Entry], Int64, [Int64]) {
         switch kind {
         case .article:
             let (articles, seq, missing) = try store.read { db in
@@ -64,10 +64,11 @@ extension Layout {
                 }
                 return (articles, try Store.scalar(db, "SELECT coalesce(max(seq), 0) FROM changes"), missing)
             }
+            if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
             let measurer = try TextMeasurer.current()
             return (try articles.map { try measure($0, with: measurer) }, seq, missing)
         case .message:
-            return try fetchAndMeasureMessages(ids)
+            return try fetchAndMeasureMessages(ids, allOrNothing: allOrNothing)
         }
     }
 }

@@ -102,49 +102,43 @@ public final class Layout: @unchecked Sendable {
     /// The heights of many rows in one call, in the order of `ids`: cached ones in O(1) each, the
     /// others measured on this thread and cached. `.notFound` (naming the id) if one does not exist.
     public func articleHeights(_ ids: [Int64]) throws -> [Double] {
-        try checkOpen()
-        try sync()
-        var heights = [Double](repeating: 0, count: ids.count)
-        var missing: [Int] = []
-        state.withLock { s in
-            for (n, id) in ids.enumerated() {
-                if let entry = s.cache.lookup(CacheKey.article(id)) {
-                    heights[n] = articleStyle.rowHeight(titleHeight: Int(entry.first), contentHeight: Int(entry.second))
-                } else {
-                    missing.append(n)
-                }
-            }
-        }
-        guard !missing.isEmpty else { return heights }
-        var unique: [Int64] = []
-        var seen = Set<Int64>()
-        for n in missing where seen.insert(ids[n]).inserted { unique.append(ids[n]) }
-        let (articles, seq) = try readArticles(unique)
-        let measurer = try TextMeasurer.current()
-        var measured: [Int64: HeightCache.Entry] = [:]
-        for article in articles {
-            measured[article.id] = try measure(article, with: measurer)
-        }
-        store(Array(measured.values), readAt: seq)
-        for n in missing {
-            if let entry = measured[ids[n]] {
-                heights[n] = articleStyle.rowHeight(titleHeight: Int(entry.first), contentHeight: Int(entry.second))
-            }
-        }
-        return heights
+        try entries(ids, kind: .article).map(rowHeight(of:))
     }
 
-    /// Reads `ids` (all of them, or `.notFound` for the first missing one) and the change-feed
-    /// position they were read at, in one read.
-    func readArticles(_ ids: [Int64]) throws -> ([Article], Int64) {
-        try store.read { db in
-            var articles: [Article] = []
-            articles.reserveCapacity(ids.count)
-            for id in ids {
-                guard let article = try ArticleStore.fetch(db, id) else { throw NotesError.notFound("article", id) }
-                articles.append(article)
+    /// The cache entry of each of `ids`, in order: looked up in one pass, the missing ones read in
+    /// one read, measured on this thread and cached. `.notFound` for the first id that does not exist.
+    func entries(_ ids: [Int64], kind: RowOffsets.Kind) throws -> [HeightCache.Entry] {
+        try checkOpen()
+        try sync()
+        var found = [HeightCache.Entry?](repeating: nil, count: ids.count)
+        var missing: [Int64] = []
+        state.withLock { s in
+            for (n, id) in ids.enumerated() {
+                if let entry = s.cache.lookup(CacheKey.make(kind, id)) { found[n] = entry } else { missing.append(id) }
             }
-            return (articles, try Store.scalar(db, "SELECT coalesce(max(seq), 0) FROM changes"))
+        }
+        var byID: [Int64: HeightCache.Entry] = [:]
+        if !missing.isEmpty {
+            var seen = Set<Int64>()
+            missing = missing.filter { seen.insert($0).inserted }
+            let (measured, seq, absent) = try fetchAndMeasure(missing[...], kind: kind, allOrNothing: true)
+            if let id = absent.first { throw NotesError.notFound(kind.rawValue, id) }
+            store(measured, readAt: seq)
+            for entry in measured { byID[CacheKey.id(entry.key)] = entry }
+        }
+        return try ids.indices.map { n in
+            if let entry = found[n] ?? byID[ids[n]] { return entry }
+            throw NotesError(.internalError, "row \(ids[n]) was neither cached nor measured")
+        }
+    }
+
+    /// Reads `ids` (all of them, or `.notFound` for the first missing one) in one read.
+    func readArticles(_ ids: [Int64]) throws -> [Article] {
+        try store.read { db in
+            try ids.map { id in
+                guard let article = try ArticleStore.fetch(db, id) else { throw NotesError.notFound("article", id) }
+                return article
+            }
         }
     }
 
@@ -254,6 +248,7 @@ enum CacheKey {
     enum Kind { case article, message }
 
     static func article(_ id: Int64) -> UInt64 { UInt64(bitPattern: id) & ~(1 << 63) }
+    static func make(_ kind: RowOffsets.Kind, _ id: Int64) -> UInt64 { kind == .article ? article(id) : message(id) }
     static func message(_ id: Int64) -> UInt64 { UInt64(bitPattern: id) | (1 << 63) }
     static func kind(_ key: UInt64) -> Kind { key >> 63 == 0 ? .article : .message }
     static func id(_ key: UInt64) -> Int64 { Int64(bitPattern: key & ~(1 << 63)) }

@@ -175,7 +175,7 @@ public final class RowOffsets: @unchecked Sendable {
     /// Takes the cache's current heights for every row (called once the list is registered with
     /// its layout, under the layout's state lock).
     func refresh(from cache: HeightCache) {
-        let keys = ids.map { kind == .article ? CacheKey.article($0) : CacheKey.message($0) }
+        let keys = ids.map { CacheKey.make(kind, $0) }
         state.withLock { tree in
             for (row, key) in keys.enumerated() {
                 if let entry = cache.peek(key) {
