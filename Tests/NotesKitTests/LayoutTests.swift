@@ -77,6 +77,20 @@ struct LayoutTests {
         #expect(gone.kind == .notFound)
     }
 
+    @Test("a measurement that raced with a write to its row is not cached; others are")
+    func raceWithAWrite() {
+        var state = Layout.State(cache: HeightCache(capacityBytes: 1 << 20), syncedSeq: 10, recentFloor: 10)
+        let at = Timestamp(milliseconds: 0)
+        _ = state.apply([Change(seq: 11, entity: "article", operation: .update, entityId: 7, uid: "u", revision: 2, at: at),
+                         Change(seq: 12, entity: "message", operation: .delete, entityId: 7, uid: "v", revision: nil, at: at)])
+        #expect(!state.mayStore(CacheKey.article(7), readAt: 10))   // read at revision 1, before the update
+        #expect(state.mayStore(CacheKey.article(7), readAt: 11))    // read after it
+        #expect(state.mayStore(CacheKey.article(8), readAt: 10))    // another row
+        #expect(!state.mayStore(CacheKey.message(7), readAt: 11))   // a message deleted after the read
+        #expect(state.mayStore(CacheKey.message(7), readAt: 12))
+        #expect(!state.mayStore(CacheKey.article(8), readAt: 9))    // older than what is remembered: unknown
+    }
+
     @Test("prefetch on two threads fills the cache")
     func prefetch() throws {
         let store = try Store.memory()

@@ -44,7 +44,7 @@ public final class Layout: @unchecked Sendable {
         var syncedSeq: Int64
         /// The applied changes with `seq > recentFloor`, so that a measurement read before some of
         /// them can tell whether they touched what it measured (see ``Layout/store(_:readAt:)``).
-        var recent: [(seq: Int64, key: UInt64?)] = []
+        var recent: [(seq: Int64, key: UInt64)] = []
         var recentFloor: Int64
     }
 
@@ -259,28 +259,23 @@ extension Layout.State {
     mutating func apply(_ changes: [Change]) -> [UInt64] {
         var dropped: [UInt64] = []
         for change in changes {
-            let key: UInt64?
+            let key: UInt64
             switch (change.entity, change.operation) {
             case ("article", .update):
-                let article = CacheKey.article(change.entityId)
+                key = CacheKey.article(change.entityId)
                 // An entry already at the new revision was measured after the change: keep it.
-                if let entry = cache.peek(article), entry.revision < (change.revision ?? .max), cache.invalidate(article) {
-                    dropped.append(article)
+                if let entry = cache.peek(key), entry.revision < (change.revision ?? .max), cache.invalidate(key) {
+                    dropped.append(key)
                 }
-                key = article
             case ("article", .delete):
                 key = CacheKey.article(change.entityId)
+                if cache.invalidate(key) { dropped.append(key) }
             case ("message", .update), ("message", .delete):
+                // Deleting a conversation records a delete for each of its messages.
                 key = CacheKey.message(change.entityId)
-            case ("conversation", .delete):
-                // Its messages went with it; the feed need not list them one by one.
-                dropped += cache.invalidateAll { CacheKey.kind($0) == .message }
-                key = nil
+                if cache.invalidate(key) { dropped.append(key) }
             default:
                 continue
-            }
-            if change.operation == .delete || change.entity == "message", let key, cache.invalidate(key) {
-                dropped.append(key)
             }
             recent.append((change.seq, key))
         }
@@ -292,17 +287,14 @@ extension Layout.State {
         return dropped
     }
 
-    /// Whether an entry for `key`, read when the feed was at `seq`, is known to be current.
+    /// Whether an entry for `key`, read when the feed was at `seq`, is known to be current: no
+    /// change applied since then touched it.
     func mayStore(_ key: UInt64, readAt seq: Int64) -> Bool {
         if seq >= syncedSeq { return true }
         if seq < recentFloor { return false }
         for change in recent.reversed() {
             if change.seq <= seq { break }
-            guard let touched = change.key else {
-                if CacheKey.kind(key) == .message { return false }
-                continue
-            }
-            if touched == key { return false }
+            if change.key == key { return false }
         }
         return true
     }
