@@ -3,8 +3,9 @@ import Synchronization
 /// Row heights and bubbles of a store's articles and messages at one width, measured with Pango
 /// and cached.
 ///
-/// The cache is keyed by (what: article or message, id, revision, width, style fingerprint): the
-/// width and the styles are fixed for a layout, the revision is the one that was measured. It
+/// The cache is keyed by (what: article or message, id, revision, width, style fingerprint): each
+/// layout has its own cache, and its width and styles (their fingerprints) are fixed, so an entry
+/// is found by kind and id and holds the revision it measured. It
 /// follows the store's change feed (``Store/changes(since:limit:)``) before answering, so a write
 /// through any handle or process is seen: an edited article is measured again once, an unchanged
 /// one never, a deleted one is dropped, and rows inserted above never shift a height (heights are
@@ -30,8 +31,6 @@ public final class Layout: @unchecked Sendable {
     /// The default bound of the cache: 64 MiB, about 1.4 million rows.
     public static let defaultCacheCapacityBytes = 64 << 20
 
-    let articleFingerprint: UInt64
-    let bubbleFingerprint: UInt64
     let state: Mutex<State>
     private let syncLock = Mutex<Void>(())
     private let closed = Atomic<Bool>(false)
@@ -73,8 +72,6 @@ public final class Layout: @unchecked Sendable {
         self.articleStyle = articleStyle
         self.bubbleStyle = bubbleStyle
         self.estimatedHeight = estimatedHeight
-        articleFingerprint = Fingerprint.value(articleStyle.fingerprint)
-        bubbleFingerprint = Fingerprint.value(bubbleStyle.fingerprint)
         let seq = try store.lastChangeSeq()
         state = Mutex(State(cache: HeightCache(capacityBytes: cacheCapacityBytes), syncedSeq: seq, recentFloor: seq))
     }

@@ -167,7 +167,4 @@ enum Fingerprint {
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
-
-    /// The 64-bit value of a fingerprint string (for cache keys).
-    static func value(_ fingerprint: String) -> UInt64 { UInt64(fingerprint, radix: 16) ?? 0 }
 }
