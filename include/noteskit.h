@@ -245,6 +245,14 @@ int32_t nk_layout_article_height(nk_layout *layout, int64_t id, double *out_heig
 /* The heights of many rows. ids_json: [id, ...]. *out_json (owned): [height, ...] in the same order. */
 int32_t nk_layout_article_heights(nk_layout *layout, const char *ids_json, char **out_json);
 
+/* The bubble of message id: cached, or measured now and cached. NK_E_NOT_FOUND for an unknown id.
+ * *out_json (owned): {"x","width","height","text_width","text_height","from_me","row_height"}: the
+ * bubble's frame in its row (right-aligned when from_me; its top is the style's row_margin_top). */
+int32_t nk_layout_bubble(nk_layout *layout, int64_t message_id, char **out_json);
+
+/* The bubbles of many messages. ids_json: [id, ...]. *out_json (owned): [bubble, ...] in order. */
+int32_t nk_layout_bubbles(nk_layout *layout, const char *ids_json, char **out_json);
+
 /* Measures and caches the rows of ids_json not cached yet, on `threads` threads (<= 0: one per core).
  * *out_measured: how many rows were measured. An unknown id is NK_E_NOT_FOUND, after the others. */
 int32_t nk_layout_prefetch(nk_layout *layout, const char *kind, const char *ids_json, int32_t threads,
@@ -256,6 +264,11 @@ int32_t nk_layout_stats(nk_layout *layout, char **out_json);
 /* Draws the rows of ids_json into a PNG at path, at exactly the computed frames.
  * *out_json (owned): {"path","width","height","rows"}. */
 int32_t nk_layout_render_articles(nk_layout *layout, const char *ids_json, const char *path, char **out_json);
+
+/* Draws a conversation into a PNG at path, oldest message at the top, each bubble at exactly its
+ * computed frame; when the history is taller than a picture can be (32000 px), its newest messages
+ * that fit. NK_E_VALIDATION for a conversation without messages. *out_json (owned): as above. */
+int32_t nk_layout_render_conversation(nk_layout *layout, int64_t conversation_id, const char *path, char **out_json);
 
 /* Row offsets of an ordered list of rows (each id once). *out_rows: owned, close with nk_rows_close.
  * Unmeasured rows count with the layout's estimated height; the list updates in place when the

@@ -95,6 +95,27 @@ public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: Unsaf
     }
 }
 
+@_cdecl("nk_layout_bubble")
+public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let bubble = try layout(handle).bubble(messageID)
+        try put(JSONWriter.encode { $0.bubble(bubble) }, out)
+    }
+}
+
+@_cdecl("nk_layout_bubbles")
+public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let bubbles = try layout.bubbles(try ids(idsJSON, "ids_json"))
+        var w = JSONWriter(capacity: bubbles.count * 110 + 2)
+        w.list(bubbles) { $0.bubble($1) }
+        try put(w.bytes, out)
+    }
+}
+
 @_cdecl("nk_layout_prefetch")
 public func nk_layout_prefetch(_ handle: OpaquePointer?, _ kind: UnsafePointer<CChar>?, _ idsJSON: UnsafePointer<CChar>?,
                                _ threads: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
@@ -132,6 +153,17 @@ public func nk_layout_render_articles(_ handle: OpaquePointer?, _ idsJSON: Unsaf
         let layout = try layout(handle)
         let ids = try ids(idsJSON, "ids_json")
         let picture = try layout.renderArticles(ids, to: try string(path, "path"))
+        try put(JSONWriter.encode { $0.picture(picture) }, out)
+    }
+}
+
+@_cdecl("nk_layout_render_conversation")
+public func nk_layout_render_conversation(_ handle: OpaquePointer?, _ conversationID: Int64, _ path: UnsafePointer<CChar>?,
+                                          _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let picture = try layout.renderConversation(conversationID, to: try string(path, "path"))
         try put(JSONWriter.encode { $0.picture(picture) }, out)
     }
 }

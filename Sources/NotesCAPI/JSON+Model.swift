@@ -225,6 +225,17 @@ extension JSONWriter {
         raw("}")
     }
 
+    mutating func bubble(_ b: Bubble) {
+        raw("{"); key("x"); number(b.x)
+        raw(","); key("width"); number(b.width)
+        raw(","); key("height"); number(b.height)
+        raw(","); key("text_width"); number(b.textWidth)
+        raw(","); key("text_height"); number(b.textHeight)
+        raw(","); key("from_me"); bool(b.fromMe)
+        raw(","); key("row_height"); number(b.rowHeight)
+        raw("}")
+    }
+
     mutating func picture(_ p: Picture) {
         raw("{"); key("path"); string(p.path)
         raw(","); key("width"); int(Int64(p.width))

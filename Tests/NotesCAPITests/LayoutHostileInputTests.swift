@@ -31,6 +31,12 @@ struct LayoutHostileInputTests {
         #expect(nk_layout_article_heights(layout, "[1]", &out) == 3)
         var height = 0.0
         #expect(nk_layout_article_height(layout, -5, &height) == 3)
+        #expect(nk_layout_bubble(layout, 42, &out) == 3)
+        #expect(nk_layout_bubbles(layout, "[1, 2", &out) == 1)
+        #expect(nk_layout_render_conversation(layout, 42, "/tmp/noteskit-never-written.png", &out) == 3)
+        #expect(nk_layout_render_conversation(layout, 42, nil, &out) == 1)
+        var measured: Int64 = -1
+        #expect(nk_layout_prefetch(layout, "bubble", "[]", 1, &measured) == 1)
         #expect(nk_style_resolve("article_row", "{\"top_padding\": -1}", &out) == 2)
         #expect(nk_style_resolve("article_row", "{\"colour\": 1}", &out) == 2)
         #expect(nk_style_resolve("poster", nil, &out) == 1)

@@ -122,6 +122,24 @@ struct LayoutTests {
         #expect(try rows.visible(offset: heights[0] - 1, height: heights[1] + 2) == 0..<3)
     }
 
+    @Test("a bubble is the measured text plus the insets, right-aligned when sent by me")
+    func bubbles() throws {
+        let store = try Store.memory()
+        let conversation = try store.conversations.create(title: "Alice")
+        let mine = try store.messages.send("今天有空吗？", in: conversation.id)
+        let theirs = try store.messages.receive("有的", in: conversation.id)
+        let layout = try store.layout(width: 375)
+        let style = layout.bubbleStyle
+        let text = try measureText(mine.content, maxWidth: style.maxTextWidth, size: style.size)
+        let bubble = try layout.bubble(mine.id)
+        #expect(bubble.textWidth == Double(text.width) && bubble.height == Double(text.height) + style.insetTop + style.insetBottom)
+        #expect(bubble.x + bubble.width == 375 - style.sideMargin && bubble.fromMe)
+        #expect(try layout.bubble(theirs.id).x == style.sideMargin)
+        try store.messages.delete(mine.id)
+        let gone = try #require(throws: NotesError.self) { try layout.bubble(mine.id) }
+        #expect(gone.kind == .notFound)
+    }
+
     @Test("the keyboard and the search panel")
     func models() throws {
         var keyboard = KeyboardModel()

@@ -190,7 +190,7 @@ public final class Layout: @unchecked Sendable {
         case .article:
             return articleStyle.rowHeight(titleHeight: Int(entry.first), contentHeight: Int(entry.second))
         case .message:
-            return Double(entry.second) + bubbleStyle.insetTop + bubbleStyle.insetBottom + bubbleStyle.rowMarginTop + bubbleStyle.rowMarginBottom
+            return bubble(of: entry).rowHeight
         }
     }
 

@@ -184,6 +184,10 @@ nk_layout_close = _declare("nk_layout_close", c_int32, c_void_p)
 nk_layout_article_height = _declare("nk_layout_article_height", c_int32, c_void_p, c_int64, c_double_p)
 # int32_t nk_layout_article_heights(nk_layout *layout, const char *ids_json, char **out_json);
 nk_layout_article_heights = _declare("nk_layout_article_heights", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_layout_bubble(nk_layout *layout, int64_t message_id, char **out_json);
+nk_layout_bubble = _declare("nk_layout_bubble", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_layout_bubbles(nk_layout *layout, const char *ids_json, char **out_json);
+nk_layout_bubbles = _declare("nk_layout_bubbles", c_int32, c_void_p, c_char_p, c_void_pp)
 # int32_t nk_layout_prefetch(nk_layout *layout, const char *kind, const char *ids_json, int32_t threads,
 #                            int64_t *out_measured);
 nk_layout_prefetch = _declare("nk_layout_prefetch", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64_p)
@@ -191,6 +195,8 @@ nk_layout_prefetch = _declare("nk_layout_prefetch", c_int32, c_void_p, c_char_p,
 nk_layout_stats = _declare("nk_layout_stats", c_int32, c_void_p, c_void_pp)
 # int32_t nk_layout_render_articles(nk_layout *layout, const char *ids_json, const char *path, char **out_json);
 nk_layout_render_articles = _declare("nk_layout_render_articles", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_layout_render_conversation(nk_layout *layout, int64_t conversation_id, const char *path, char **out_json);
+nk_layout_render_conversation = _declare("nk_layout_render_conversation", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
 # int32_t nk_layout_rows(nk_layout *layout, const char *kind, const char *ids_json, nk_rows **out_rows);
 nk_layout_rows = _declare("nk_layout_rows", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_rows_close(nk_rows *rows);

@@ -190,6 +190,10 @@ class Bubble:
     from_me: bool
     row_height: float
 
+    def __post_init__(self) -> None:
+        for name in ("x", "width", "height", "text_width", "text_height", "row_height"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
 
 @dataclass(frozen=True)
 class LayoutStats:
@@ -300,6 +304,17 @@ class Layout:
         """The heights of many rows in one call, in order; O(1) each when cached."""
         return list(map(float, _ffi.call_json(_ffi.nk_layout_article_heights, self.handle, _ids(ids))))
 
+    # ---- Bubbles --------------------------------------------------------------------------------
+
+    def bubble(self, message_id: int) -> Bubble:
+        """The bubble of message ``message_id``: cached, or measured now and cached.
+        :class:`NotFoundError` if there is none."""
+        return Bubble(**_ffi.call_json(_ffi.nk_layout_bubble, self.handle, _ffi.integer(message_id, "message_id")))
+
+    def bubbles(self, message_ids: Iterable[int]) -> List[Bubble]:
+        """The bubbles of many messages in one call, in order; O(1) each when cached."""
+        return [Bubble(**b) for b in _ffi.call_json(_ffi.nk_layout_bubbles, self.handle, _ids(message_ids, "message_ids"))]
+
     def prefetch(self, ids: Iterable[int], threads: Optional[int] = None, kind: str = "article") -> int:
         """Measures and caches the rows of ``ids`` not cached yet, on ``threads`` threads (all cores by
         default), each with its own Pango font map. Returns how many rows were measured.
@@ -328,6 +343,15 @@ class Layout:
         """Draws the rows of ``ids`` into a PNG at ``path`` at exactly the computed frames (measured
         title and content rects tinted behind their text, separators at the row bottoms)."""
         data = _ffi.call_json(_ffi.nk_layout_render_articles, self.handle, _ids(ids), _ffi.text(os.fspath(path), "path"))
+        return Picture(**data)
+
+    def render_conversation(self, conversation_id: int, path: PathLike) -> Picture:
+        """Draws conversation ``conversation_id`` into a PNG at ``path`` as the chat showed it: oldest
+        at the top, each bubble at exactly its computed frame (green on the right when sent by me,
+        white on the left otherwise). A history taller than a picture can be (32 000 px) is drawn
+        from its newest messages that fit; ``Picture.rows`` says how many."""
+        data = _ffi.call_json(_ffi.nk_layout_render_conversation, self.handle, _ffi.integer(conversation_id, "conversation_id"),
+                              _ffi.text(os.fspath(path), "path"))
         return Picture(**data)
 
 
