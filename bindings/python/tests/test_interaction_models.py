@@ -68,3 +68,11 @@ def test_the_search_panel_never_moves_past_its_105():
     assert panel.revealed == 0
     with pytest.raises(nk.ValidationError):
         panel.drag(math.nan)
+
+
+def test_the_layout_docstring_examples_run():
+    import doctest
+
+    import noteskit.layout
+
+    assert doctest.testmod(noteskit.layout).failed == 0

@@ -57,7 +57,7 @@ def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: fl
     ``max_width`` or ``size`` that is not a finite number in range; :class:`FontError` for a font
     that is not pinned or not installed (the message names the Debian package).
 
-    >>> measure_text("hello world", max_width=40, font="DejaVu Sans", size=17).line_count
+    >>> measure_text("hello world", max_width=60, font="DejaVu Sans", size=17).line_count
     2
     """
     data = _ffi.call_json(_ffi.nk_measure_text, _ffi.text(text, "text"), _ffi.number(max_width, "max_width"),
