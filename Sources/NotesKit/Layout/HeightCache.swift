@@ -112,6 +112,14 @@ struct HeightCache {
         linkAtFront(index)
     }
 
+    /// Makes room for `count` more entries (up to the bound) in one allocation, so that filling a
+    /// large cache does not copy its arrays again and again.
+    mutating func reserve(_ count: Int) {
+        let wanted = min(entries.count + count, maxEntries)
+        if wanted > entries.capacity { entries.reserveCapacity(wanted) }
+        while wanted * 4 > slots.count * 3 { grow() }
+    }
+
     /// Removes the entry for `key`; false when there was none.
     @discardableResult
     mutating func remove(_ key: UInt64) -> Bool {

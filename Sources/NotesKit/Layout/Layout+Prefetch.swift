@@ -19,7 +19,11 @@ extension Layout {
         try sync()
         // A repeated id may be measured twice (the second insert replaces the first): cheaper than
         // a set of every id when prefetching millions.
-        let todo: [Int64] = state.withLock { s in ids.filter { s.cache.peek(CacheKey.make(kind, $0)) == nil } }
+        let todo: [Int64] = state.withLock { s in
+            let todo = ids.filter { s.cache.peek(CacheKey.make(kind, $0)) == nil }
+            s.cache.reserve(todo.count)
+            return todo
+        }
         guard !todo.isEmpty else { return 0 }
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let wanted = min(threads <= 0 ? cores : threads, Layout.maxPrefetchThreads)
