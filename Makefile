@@ -66,6 +66,7 @@ test: swift-test py-test typecheck
 
 bench: lib venv
 	$(PY) benchmarks/store_bench.py
+	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
 
 clean:
