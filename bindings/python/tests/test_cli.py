@@ -226,3 +226,28 @@ def test_two_conversations_with_one_title_must_be_named_by_id(db_path: Path) -> 
         store.conversations.create("Alice")
         store.conversations.create("Alice")
     assert "#1" in refused("chat", "history", "Alice", db=db_path) and "#2" in refused("chat", "send", "Alice", "x", db=db_path)
+
+
+def test_heights_are_the_layouts_row_heights_at_the_given_width(sample_db: Path) -> None:
+    rows = json_lines(ok("heights", "--width", "320", "--limit", "5", "--json", db=sample_db))
+    assert [r["id"] for r in rows] == [28, 27, 26, 25, 24]
+    with nk.Store.open(sample_db) as store, store.layout(width=320) as layout:
+        assert [r["height"] for r in rows] == layout.article_heights([28, 27, 26, 25, 24])
+    narrow = json_lines(ok("heights", "--width", "160", "--ids", "18", "--json", db=sample_db))
+    wide = json_lines(ok("heights", "--width", "640", "--ids", "18", "--json", db=sample_db))
+    assert narrow[0]["height"] > wide[0]["height"]  # the long walk wraps onto more lines when narrow
+    table = noteskit("heights", "--all", db=sample_db)
+    assert len(table.stdout.splitlines()) == 28 and "28 rows at width 375" in table.stderr
+
+
+def test_render_writes_a_png_of_the_rows(sample_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rows.png"
+    (picture,) = json_lines(ok("render", str(out), "--limit", "3", "--width", "300", "--json", db=sample_db))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (picture["width"], picture["rows"]) == (300, 3)
+
+
+@pytest.mark.parametrize("args", [["heights", "--width", "0"], ["heights", "--width", "nan"], ["heights", "--ids", "999"],
+                                  ["render", "/no/such/folder/out.png"]])
+def test_bad_layout_requests_are_error_messages(sample_db: Path, args: List[str]) -> None:
+    refused(*args, db=sample_db)

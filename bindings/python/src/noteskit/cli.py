@@ -323,6 +323,46 @@ def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
         print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {conversation.title}")
 
 
+# ---- Commands: layout ---------------------------------------------------------------------------
+
+def _article_ids(store: Store, args: argparse.Namespace) -> List[int]:
+    """The ids named by ``--ids``, or the newest ``--limit`` articles (every one with ``--all``)."""
+    if args.ids:
+        return list(args.ids)
+    if args.all:
+        return [a.id for a in store.articles.iter()]
+    return [a.id for a in store.articles.list(limit=args.limit)]
+
+
+def cmd_heights(store: Store, args: argparse.Namespace) -> None:
+    """Prints each article row's height at ``--width``, as the notes app's list sized it, and a summary."""
+    ids = _article_ids(store, args)
+    with store.layout(width=args.width) as layout:
+        layout.prefetch(ids)
+        heights = layout.article_heights(ids)
+    if args.json:
+        for id, height in zip(ids, heights):
+            print(json.dumps({"id": id, "height": height, "width": args.width}))
+        return
+    titles = {id: store.articles.get(id).title for id in ids} if len(ids) <= 1000 else {}
+    for id, height in zip(ids, heights):
+        print(f"#{id:<5} {height:8.1f}  {one_line(titles.get(id, ''), 50)}")
+    if heights:
+        ordered = sorted(heights)
+        print(f"{len(heights)} rows at width {args.width:g}: total {sum(heights):.1f}, min {ordered[0]:.1f}, "
+              f"median {ordered[len(ordered) // 2]:.1f}, max {ordered[-1]:.1f}", file=sys.stderr)
+
+
+def cmd_render(store: Store, args: argparse.Namespace) -> None:
+    """Draws article rows into a PNG at exactly the frames the layout computed."""
+    with store.layout(width=args.width) as layout:
+        picture = layout.render_articles(_article_ids(store, args), args.output)
+    if args.json:
+        print(json.dumps(record_dict(picture)))
+    else:
+        print(f"wrote {picture.path} ({picture.width}×{picture.height} px, {picture.rows} rows)")
+
+
 # ---- The parser ---------------------------------------------------------------------------------
 
 def _common() -> argparse.ArgumentParser:
@@ -392,6 +432,19 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--before", metavar="CURSOR", help="the cursor printed after the previous page: earlier messages")
     history.add_argument("--all", action="store_true", help="the whole conversation")
     chat_command("list", cmd_chat_list, "conversations, most recent activity first")
+
+    def article_selection(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("-w", "--width", type=float, default=375, help="the list's width in pixels (default: 375)")
+        sub.add_argument("-n", "--limit", type=int, default=20, help="the newest N articles (default: 20)")
+        sub.add_argument("--all", action="store_true", help="every article")
+        sub.add_argument("--ids", type=int, nargs="+", metavar="ID", help="these articles, in this order")
+
+    heights = command("heights", cmd_heights, "row heights of articles in the list, measured with Pango")
+    article_selection(heights)
+
+    render = command("render", cmd_render, "draw article rows into a PNG")
+    render.add_argument("output", metavar="OUT.png", help="the PNG file to write")
+    article_selection(render)
     return parser
 
 
