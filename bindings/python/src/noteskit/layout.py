@@ -218,6 +218,11 @@ class Picture:
     height: int
     rows: int
 
+    def _repr_png_(self) -> bytes:
+        """The PNG itself, so that a notebook cell holding a picture shows it."""
+        with open(self.path, "rb") as f:
+            return f.read()
+
 
 def _ids(ids: Iterable[int], field: str = "ids") -> bytes:
     if isinstance(ids, (str, bytes)):
