@@ -38,6 +38,10 @@ class TextMetrics:
     """Pango's pixel metrics of a text laid out at a maximum width (``pango_layout_get_pixel_size``).
 
     ``unknown_glyphs`` counts characters no pinned font can draw (they show as boxes).
+
+    >>> import noteskit as nk
+    >>> nk.measure_text("hello world", max_width=60, font="DejaVu Sans", size=17)
+    TextMetrics(width=47, height=40, line_count=2, unknown_glyphs=0)
     """
 
     width: int
@@ -69,6 +73,11 @@ def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: fl
 class FontConfiguration:
     """The pinned font setup: ``fontconfig`` is the XML NotesKit loads (usable as ``FONTCONFIG_FILE``
     to make another program see the same fonts), measured at ``dpi`` with Pango language ``language``.
+
+    >>> import noteskit as nk
+    >>> config = nk.font_configuration()
+    >>> (config.families, config.dpi)
+    (['WenQuanYi Micro Hei', 'DejaVu Sans'], 72)
     """
 
     fontconfig: str
@@ -79,7 +88,12 @@ class FontConfiguration:
 
 
 def font_configuration() -> FontConfiguration:
-    """The fonts, resolution and language every measurement uses (:class:`FontError` if a font is missing)."""
+    """The fonts, resolution and language every measurement uses (:class:`FontError` if a font is missing).
+
+    >>> import noteskit as nk
+    >>> nk.font_configuration().families[0]
+    'WenQuanYi Micro Hei'
+    """
     data = _ffi.call_json(_ffi.nk_font_configuration)
     return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["dpi"], data["language"])
 
@@ -156,6 +170,11 @@ class BubbleStyle(_Style):
 
     Defaults from the chat app: 16-pixel text at most 240 wide, label insets 10 (top, bottom) and
     12 (sides) plus 6 on the tail's side, bubbles 10 from the screen edge, rows 5 apart above and below.
+
+    >>> import noteskit as nk
+    >>> roomy = nk.BubbleStyle(max_text_width=300)
+    >>> (roomy.max_text_width, roomy.fingerprint != nk.BubbleStyle().fingerprint)
+    (300, True)
     """
 
     _kind = "bubble"
@@ -180,6 +199,13 @@ class Bubble:
     """A chat bubble's frame in its row: ``x`` from the left edge (the bubble is right-aligned when
     ``from_me``), its size, the measured text's size inside it, and the height of the whole row.
     The bubble's top is the style's ``row_margin_top``.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store, store.layout(width=375) as lay:
+    ...     conv = store.conversations.create("Alice")
+    ...     mine = lay.bubble(conv.send("hello").id)
+    ...     (mine.from_me, mine.x + mine.width == 375 - lay.bubble_style.side_margin)
+    (True, True)
     """
 
     x: float
@@ -198,7 +224,16 @@ class Bubble:
 @dataclass(frozen=True)
 class LayoutStats:
     """The height cache of a layout: lookups that hit and missed, entries, memory held (bytes),
-    its bound, entries evicted by the bound and dropped because the row changed."""
+    its bound, entries evicted by the bound and dropped because the row changed.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store, store.layout(width=375) as lay:
+    ...     a = store.articles.create(title="t", content="今天天气真好")
+    ...     _ = lay.article_height(a.id); _ = lay.article_height(a.id)
+    ...     stats = lay.stats()
+    ...     (stats.misses, stats.hits, stats.entries)
+    (1, 1, 1)
+    """
 
     hits: int
     misses: int
@@ -211,7 +246,16 @@ class LayoutStats:
 
 @dataclass(frozen=True)
 class Picture:
-    """A PNG written by :meth:`Layout.render_articles` or :meth:`Layout.render_conversation`."""
+    """A PNG written by :meth:`Layout.render_articles` or :meth:`Layout.render_conversation`; a
+    notebook shows it as the picture.
+
+    >>> import os, tempfile, noteskit as nk
+    >>> with nk.Store.memory() as store, store.layout(width=375) as lay:
+    ...     a = store.articles.create(title="周末", content="今天天气真好")
+    ...     picture = lay.render_articles([a.id], os.path.join(tempfile.mkdtemp(), "rows.png"))
+    ...     (picture.width, picture.rows, picture._repr_png_()[:4])
+    (375, 1, b'\x89PNG')
+    """
 
     path: str
     width: int
@@ -252,6 +296,14 @@ class Layout:
     style fingerprint) and follows the store's change feed, so an edit through any handle is seen:
     an edited article is measured again once, an unchanged one never, and inserting rows above
     never shifts a height. Safe to use from many threads. Close it (or use ``with``) to free the cache.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store, store.layout(width=375) as lay:
+    ...     a = store.articles.create(title="周末", content="今天天气真好")
+    ...     before = lay.article_height(a.id)
+    ...     _ = store.articles.update(a.id, content="今天天气真好。" * 20)
+    ...     lay.article_height(a.id) > before     # the edit is seen: measured again
+    True
     """
 
     def __init__(self, store: "Store", width: float, article_style: Optional[ArticleRowStyle] = None,
@@ -276,6 +328,7 @@ class Layout:
 
     @property
     def handle(self) -> int:
+        """The raw ``nk_layout *`` for :mod:`noteskit._ffi` calls; :class:`ClosedError` once closed."""
         handle = self._handle
         if handle is None:
             raise ClosedError("the layout is closed")
@@ -383,12 +436,14 @@ class Rows:
 
     @property
     def handle(self) -> int:
+        """The raw ``nk_rows *`` for :mod:`noteskit._ffi` calls; :class:`ClosedError` once closed."""
         handle = self._handle
         if handle is None:
             raise ClosedError("the row list is closed")
         return handle
 
     def close(self) -> None:
+        """Frees the row list. Closing twice does nothing."""
         handle, self._handle = self._handle, None
         if handle is not None:
             self._finalizer.detach()
@@ -411,6 +466,7 @@ class Rows:
 
     @property
     def total_height(self) -> float:
+        """The height of all the rows: measured ones as measured, the others estimated."""
         return _ffi.call_double(_ffi.nk_rows_total_height, self.handle)
 
     def offset_of(self, row: int) -> float:
@@ -422,6 +478,7 @@ class Rows:
         return _ffi.call_double(_ffi.nk_rows_height_of, self.handle, self._index(row, len(self.ids) - 1))
 
     def is_measured(self, row: int) -> bool:
+        """Whether ``row`` has been measured (otherwise it counts as the estimated height)."""
         out = c_int32()
         _ffi.check(_ffi.nk_rows_is_measured(self.handle, self._index(row, len(self.ids) - 1), byref(out)))
         return bool(out.value)
@@ -467,15 +524,22 @@ class KeyboardModel:
         self._apply({"event": "show", "keyboard_height": _finite(keyboard_height, "keyboard_height")})
 
     def hide(self) -> None:
+        """The keyboard went away: offsets back to 0, the editor's inset back to 46, no mask."""
         self._apply({"event": "hide"})
 
-    shown = property(lambda self: bool(self._state["shown"]))
-    keyboard_height = property(lambda self: float(self._state["keyboard_height"]))
-    mask_visible = property(lambda self: bool(self._state["mask_visible"]))
-    mask_count = property(lambda self: int(self._state["mask_count"]))
-    search_panel_offset = property(lambda self: float(self._state["search_panel_offset"]))
-    editor_bottom_inset = property(lambda self: float(self._state["editor_bottom_inset"]))
-    chat_offset = property(lambda self: float(self._state["chat_offset"]))
+    shown = property(lambda self: bool(self._state["shown"]), doc="Whether the keyboard is up.")
+    keyboard_height = property(lambda self: float(self._state["keyboard_height"]),
+                               doc="The keyboard's height while shown, 0 when hidden.")
+    mask_visible = property(lambda self: bool(self._state["mask_visible"]),
+                            doc="Whether the dimming mask over the content is shown (while the keyboard is).")
+    mask_count = property(lambda self: int(self._state["mask_count"]),
+                          doc="How many masks are on screen: 1 while shown, never more (the app once stacked 3).")
+    search_panel_offset = property(lambda self: float(self._state["search_panel_offset"]),
+                                   doc="The search panel's vertical offset: -(keyboard + 105) while shown, else 0.")
+    editor_bottom_inset = property(lambda self: float(self._state["editor_bottom_inset"]),
+                                   doc="The article editor's bottom inset: keyboard + 5 while shown, else 46.")
+    chat_offset = property(lambda self: float(self._state["chat_offset"]),
+                           doc="How far the chat view moves: -keyboard while shown, else 0.")
 
     def __repr__(self) -> str:
         return f"<noteskit.KeyboardModel {'shown ' + format(self.keyboard_height, 'g') if self.shown else 'hidden'}>"
@@ -511,15 +575,17 @@ class SearchPanel:
         return self.state
 
     def show(self) -> None:
+        """Opens the panel fully (as tapping the search button did)."""
         self._apply({"event": "show"})
 
     def hide(self) -> None:
+        """Closes the panel."""
         self._apply({"event": "hide"})
 
-    state = property(lambda self: str(self._state["state"]))
-    revealed = property(lambda self: float(self._state["revealed"]))
-    dragging = property(lambda self: bool(self._state["dragging"]))
-    offset = property(lambda self: float(self._state["offset"]))
+    state = property(lambda self: str(self._state["state"]), doc='``"shown"`` or ``"hidden"`` (where it rests).')
+    revealed = property(lambda self: float(self._state["revealed"]), doc="How much of the panel shows, 0 to 105.")
+    dragging = property(lambda self: bool(self._state["dragging"]), doc="Whether a drag is in progress.")
+    offset = property(lambda self: float(self._state["offset"]), doc="The panel's vertical offset: -revealed.")
 
     def __repr__(self) -> str:
         return f"<noteskit.SearchPanel {self.state}, {self.revealed:g} revealed>"
