@@ -320,9 +320,9 @@ class Layout:
         _ffi.check(_ffi.nk_layout_open(store.handle, _ffi.number(width, "width"), self.article_style._json(),
                                        self.bubble_style._json(), _ffi.number(estimated_height, "estimated_height"),
                                        0 if cache_bytes is None else _ffi.integer(cache_bytes, "cache_bytes"), byref(out)))
-        self._handle: Optional[int] = out.value
+        self._handle: Optional[int] = out.value or 0
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _close_layout, out.value)
+        self._finalizer = weakref.finalize(self, _close_layout, self._handle)
         self.width = float(width)
         self.estimated_height = float(estimated_height)
 
@@ -572,7 +572,7 @@ class SearchPanel:
     def end_drag(self) -> str:
         """The finger lifted: snaps to ``"shown"`` (at least 91 revealed) or ``"hidden"``; returns the state."""
         self._apply({"event": "end_drag"})
-        return self.state
+        return str(self._state["state"])
 
     def show(self) -> None:
         """Opens the panel fully (as tapping the search button did)."""
