@@ -247,7 +247,19 @@ def test_render_writes_a_png_of_the_rows(sample_db: Path, tmp_path: Path) -> Non
     assert (picture["width"], picture["rows"]) == (300, 3)
 
 
+def test_heights_and_render_of_a_conversation_are_its_bubbles(sample_db: Path, tmp_path: Path) -> None:
+    rows = json_lines(ok("heights", "--conversation", "Alice", "--all", "--json", db=sample_db))
+    with nk.Store.open(sample_db) as store, store.layout(width=375) as layout:
+        alice = next(c for c in store.conversations if c.title == "Alice")
+        messages = alice.history(limit=100).items
+        assert [r["id"] for r in rows] == [m.id for m in messages]
+        assert [r["height"] for r in rows] == [b.row_height for b in layout.bubbles([m.id for m in messages])]
+    (picture,) = json_lines(ok("render", str(tmp_path / "alice.png"), "--conversation", "Alice", "--json", db=sample_db))
+    assert (picture["rows"], picture["width"]) == (12, 375)
+    assert (tmp_path / "alice.png").read_bytes()[:4] == b"\x89PNG"
+
+
 @pytest.mark.parametrize("args", [["heights", "--width", "0"], ["heights", "--width", "nan"], ["heights", "--ids", "999"],
-                                  ["render", "/no/such/folder/out.png"]])
+                                  ["render", "/no/such/folder/out.png"], ["render", "x.png", "--conversation", "Nobody"]])
 def test_bad_layout_requests_are_error_messages(sample_db: Path, args: List[str]) -> None:
     refused(*args, db=sample_db)

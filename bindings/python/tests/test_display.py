@@ -31,3 +31,16 @@ def test_a_long_content_is_cut_in_a_table(store: nk.Store) -> None:
 def test_an_article_shows_as_a_one_row_table(store: nk.Store) -> None:
     a = store.articles.create(title="周末", content="x")
     assert a._repr_html_().count("<tr>") == 1
+
+
+def test_a_conversation_shows_as_the_chat_app_drew_it(store: nk.Store) -> None:
+    conv = store.conversations.create("Alice")
+    assert conv._repr_png_() is None  # nothing to draw yet: the notebook falls back to the text
+    conv.send("周末有空吗？")
+    conv.receive("Saturday!")
+    png = conv._repr_png_()
+    assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    with store.layout(width=375) as layout:
+        bubbles = layout.bubbles([m.id for m in conv.history()])
+    assert (width, height) == (375, sum(b.row_height for b in bubbles))

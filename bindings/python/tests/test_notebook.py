@@ -17,4 +17,6 @@ def test_the_tour_notebook_runs_every_cell() -> None:
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
-    assert html, "pages show as HTML tables"
+    assert len(html) >= 3, "pages show as HTML tables"
+    pictures = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) >= 3, "a conversation, article rows and the plot of row heights show as pictures"

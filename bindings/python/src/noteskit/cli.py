@@ -289,19 +289,11 @@ def cmd_chat_send(store: Store, args: argparse.Namespace) -> None:
 
 
 def cmd_chat_history(store: Store, args: argparse.Namespace) -> None:
-    conversation = existing_conversation(store, args.conversation)
+    cursor: Optional[str] = None
     if args.all:
-        pages: List[List[Message]] = []
-        before: Optional[str] = None
-        while True:
-            page = conversation.history(limit=1000, before=before)
-            pages.append(page.items)
-            if page.next_cursor is None:
-                break
-            before = page.next_cursor
-        messages = [m for items in reversed(pages) for m in items]
-        cursor = None
+        conversation, messages = _conversation_messages(store, args.conversation, 0, all=True)
     else:
+        conversation = existing_conversation(store, args.conversation)
         page = conversation.history(limit=args.limit, before=args.before)
         messages, cursor = page.items, page.next_cursor
     if args.json:
@@ -334,19 +326,41 @@ def _article_ids(store: Store, args: argparse.Namespace) -> List[int]:
     return [a.id for a in store.articles.list(limit=args.limit)]
 
 
+def _conversation_messages(store: Store, name: str, limit: int, all: bool) -> Tuple[Conversation, List[Message]]:
+    """A conversation's newest ``limit`` messages (all with ``all``), oldest first."""
+    conversation = existing_conversation(store, name)
+    if not all:
+        return conversation, conversation.history(limit=limit).items
+    pages: List[List[Message]] = []
+    before: Optional[str] = None
+    while True:
+        page = conversation.history(limit=1000, before=before)
+        pages.append(page.items)
+        if page.next_cursor is None:
+            return conversation, [m for items in reversed(pages) for m in items]
+        before = page.next_cursor
+
+
 def cmd_heights(store: Store, args: argparse.Namespace) -> None:
-    """Prints each article row's height at ``--width``, as the notes app's list sized it, and a summary."""
-    ids = _article_ids(store, args)
+    """Each row's height at ``--width`` as the apps sized it (article rows, or bubbles with ``--conversation``)."""
     with store.layout(width=args.width) as layout:
-        layout.prefetch(ids)
-        heights = layout.article_heights(ids)
+        if args.conversation:
+            _, messages = _conversation_messages(store, args.conversation, args.limit, args.all)
+            ids = [m.id for m in messages]
+            layout.prefetch(ids, kind="message")
+            heights = [b.row_height for b in layout.bubbles(ids)]
+            labels = {m.id: ("me: " if m.from_me else "them: ") + m.content for m in messages}
+        else:
+            ids = _article_ids(store, args)
+            layout.prefetch(ids)
+            heights = layout.article_heights(ids)
+            labels = {id: store.articles.get(id).title for id in ids} if len(ids) <= 1000 else {}
     if args.json:
         for id, height in zip(ids, heights):
             print(json.dumps({"id": id, "height": height, "width": args.width}))
         return
-    titles = {id: store.articles.get(id).title for id in ids} if len(ids) <= 1000 else {}
     for id, height in zip(ids, heights):
-        print(f"#{id:<5} {height:8.1f}  {one_line(titles.get(id, ''), 50)}")
+        print(f"#{id:<5} {height:8.1f}  {one_line(labels.get(id, ''), 50)}")
     if heights:
         ordered = sorted(heights)
         print(f"{len(heights)} rows at width {args.width:g}: total {sum(heights):.1f}, min {ordered[0]:.1f}, "
@@ -354,9 +368,12 @@ def cmd_heights(store: Store, args: argparse.Namespace) -> None:
 
 
 def cmd_render(store: Store, args: argparse.Namespace) -> None:
-    """Draws article rows into a PNG at exactly the frames the layout computed."""
+    """Draws article rows, or a conversation's bubbles, into a PNG at exactly the frames the layout computed."""
     with store.layout(width=args.width) as layout:
-        picture = layout.render_articles(_article_ids(store, args), args.output)
+        if args.conversation:
+            picture = layout.render_conversation(existing_conversation(store, args.conversation).id, args.output)
+        else:
+            picture = layout.render_articles(_article_ids(store, args), args.output)
     if args.json:
         print(json.dumps(record_dict(picture)))
     else:
@@ -435,14 +452,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("-w", "--width", type=float, default=375, help="the list's width in pixels (default: 375)")
-        sub.add_argument("-n", "--limit", type=int, default=20, help="the newest N articles (default: 20)")
-        sub.add_argument("--all", action="store_true", help="every article")
+        sub.add_argument("-n", "--limit", type=int, default=20, help="the newest N articles or messages (default: 20)")
+        sub.add_argument("--all", action="store_true", help="every article (or message)")
         sub.add_argument("--ids", type=int, nargs="+", metavar="ID", help="these articles, in this order")
+        sub.add_argument("--conversation", metavar="CONVERSATION",
+                         help="a conversation's bubbles instead of article rows (an id or a title)")
 
-    heights = command("heights", cmd_heights, "row heights of articles in the list, measured with Pango")
+    heights = command("heights", cmd_heights, "row heights of articles (or of a conversation's bubbles), measured with Pango")
     article_selection(heights)
 
-    render = command("render", cmd_render, "draw article rows into a PNG")
+    render = command("render", cmd_render, "draw article rows (or a conversation) into a PNG")
     render.add_argument("output", metavar="OUT.png", help="the PNG file to write")
     article_selection(render)
     return parser

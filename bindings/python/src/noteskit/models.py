@@ -150,6 +150,19 @@ class Conversation:
         """Deletes the conversation and all its messages, in one transaction."""
         self._bound.conversations.delete(self.id)
 
+    def _repr_png_(self) -> Optional[bytes]:
+        """In a notebook, the conversation as the chat app drew it at 375 pixels (nothing while it has no messages)."""
+        import tempfile
+
+        from .errors import ValidationError
+
+        with tempfile.TemporaryDirectory() as folder, self._bound.layout(width=375) as layout:
+            try:
+                picture = layout.render_conversation(self.id, f"{folder}/conversation.png")
+            except ValidationError:  # no messages: nothing to draw
+                return None
+            return picture._repr_png_()
+
 
 @dataclass(frozen=True)
 class Change:
