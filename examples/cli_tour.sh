@@ -22,5 +22,7 @@ run delete 2
 run chat send Alice "周末有空吗？"
 run chat receive Alice "Saturday afternoon, yes. Where shall we meet?"
 run chat history Alice
+run heights --width 320
+run render "$(dirname "$DB")/alice.png" --conversation Alice
 printf '\n$ noteskit add --title "   " --content x    # a mistake: a message and exit status 1, no traceback\n'
 "$NOTESKIT" --db "$DB" add --title "   " --content x || echo "(exit status $?)"
