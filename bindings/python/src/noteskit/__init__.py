@@ -10,6 +10,7 @@ from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
+from .exchange import ExportReport, ImportReport
 from .models import Article, Change, Page
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
@@ -25,7 +26,7 @@ def library_version() -> str:
 
 __all__ = [
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError",
-    "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
+    "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

@@ -28,6 +28,8 @@ c_void_pp = POINTER(c_void_p)
 
 # typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
 nk_change_callback = CFUNCTYPE(None, c_void_p, c_char_p)
+# typedef int32_t (*nk_progress_callback)(void *user_data, int64_t done, int64_t total);
+nk_progress_callback = CFUNCTYPE(c_int32, c_void_p, c_int64, c_int64)
 
 
 def library_candidates() -> List[Path]:
@@ -137,6 +139,16 @@ nk_draft_update = _declare("nk_draft_update", c_int32, c_void_p, c_int64, c_char
 nk_draft_save = _declare("nk_draft_save", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_draft_discard(nk_store *store, int64_t id);
 nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
+
+
+# ---- Import and export --------------------------------------------------------------------------
+# int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
+#                         char **out_json);
+nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
+#                         nk_progress_callback progress, void *user_data, char **out_json);
+nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
+                           c_void_p, c_void_pp)
 
 
 # ---- Helpers ------------------------------------------------------------------------------------

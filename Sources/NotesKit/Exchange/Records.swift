@@ -1,0 +1,297 @@
+// The records every exchange format carries, the field rules they share, and the uids derived
+// for records that come without one.
+
+/// An article as a file gives it. Missing times default to the time of the import, a missing
+/// `updatedAt` to `createdAt`, a missing revision to 1, a missing uid to one derived from the record.
+struct ArticleRecord {
+    var uid: String?
+    var title: String
+    var content: String
+    var createdAt: Timestamp?
+    var updatedAt: Timestamp?
+    var revision: Int64?
+}
+
+/// A draft as a file gives it: `articleUid` names the article it edits (nil for a new article's).
+struct DraftRecord {
+    var uid: String?
+    var articleUid: String?
+    var baseRevision: Int64?
+    var title: String
+    var content: String
+    var createdAt: Timestamp?
+    var updatedAt: Timestamp?
+}
+
+/// A record read from an import file.
+enum ExchangeRecord {
+    case article(ArticleRecord)
+    case draft(DraftRecord)
+
+    /// The entity's name in the formats (JSON Lines `type`, NotesKit JSON section in the singular).
+    var entity: Entity {
+        switch self {
+        case .article: .article
+        case .draft: .draft
+        }
+    }
+}
+
+/// The kinds of record, each with its own uid space.
+enum Entity: Int, CaseIterable {
+    case article, draft
+
+    var name: String {
+        switch self {
+        case .article: "article"
+        case .draft: "draft"
+        }
+    }
+}
+
+/// A format error at no particular place yet (the importer adds the file and line).
+func formatError(_ field: String?, _ message: String) -> NotesError {
+    NotesError(.format, message, field: field)
+}
+
+// MARK: - Field rules
+
+/// The field values every format parses the same way, refusing what the model refuses: each
+/// failure is a `.format` error naming the field.
+enum Fields {
+    static func uid(_ text: String, field: String = "uid") throws -> String {
+        do {
+            return try UID.normalized(text, field: field)
+        } catch let error as NotesError {
+            throw formatError(field, error.message)
+        }
+    }
+
+    static func timestamp(_ text: String, field: String) throws -> Timestamp {
+        guard let t = Timestamp(iso8601: text) else {
+            throw formatError(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"")
+        }
+        return t
+    }
+
+    static func revision(_ value: Int64, field: String = "revision") throws -> Int64 {
+        guard value >= 1 else { throw formatError(field, "\(field) must be a whole number ≥ 1, got \(value)") }
+        return value
+    }
+
+    /// A whole number written as text (CSV, front matter).
+    static func integer(_ text: String, field: String) throws -> Int64 {
+        guard let v = Int64(text) else { throw formatError(field, "\(field) must be a whole number, got \"\(text.prefix(40))\"") }
+        return v
+    }
+
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`, any case) written as text.
+    static func bool(_ text: String, field: String) throws -> Bool {
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw formatError(field, "\(field) must be true or false, got \"\(text.prefix(40))\"")
+        }
+    }
+
+    /// Runs a model rule, turning its `.validation` error into a `.format` one.
+    static func check(_ rule: () throws -> Void) throws {
+        do {
+            try rule()
+        } catch let error as NotesError where error.kind == .validation {
+            throw formatError(error.field, error.message)
+        }
+    }
+
+    static func article(_ r: ArticleRecord) throws -> ArticleRecord {
+        try check { try Article.validate(title: r.title, content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        if let revision = r.revision { _ = try self.revision(revision) }
+        return r
+    }
+
+    static func draft(_ r: DraftRecord) throws -> DraftRecord {
+        try check { try ArticleStore.checkDraftText(title: r.title, content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        r.articleUid = try r.articleUid.map { try uid($0, field: "article_uid") }
+        if let base = r.baseRevision { _ = try revision(base, field: "base_revision") }
+        return r
+    }
+}
+
+// MARK: - Reading JSON records
+
+/// The members of one JSON record, read with errors that name the field.
+struct JSONRecord {
+    let members: [(String, JSONValue)]
+
+    init(_ value: JSONValue, what: String = "record") throws {
+        guard case let .object(members) = value else {
+            throw formatError(nil, "a \(what) must be a JSON object, got \(value.typeName)")
+        }
+        self.members = members
+    }
+
+    func value(_ field: String) -> JSONValue? {
+        members.first { $0.0 == field }?.1
+    }
+
+    /// Refuses a field not in `allowed` and a field given twice.
+    func only(_ allowed: [String]) throws {
+        for (index, member) in members.enumerated() {
+            guard allowed.contains(member.0) else {
+                throw formatError(member.0, "unknown field \"\(member.0.prefix(60))\" (expected \(allowed.joined(separator: ", ")))")
+            }
+            if members[..<index].contains(where: { $0.0 == member.0 }) {
+                throw formatError(member.0, "field \"\(member.0)\" is given twice")
+            }
+        }
+    }
+
+    func string(_ field: String) throws -> String {
+        guard let v = try optionalString(field) else { throw formatError(field, "\(field) is missing") }
+        return v
+    }
+
+    func optionalString(_ field: String) throws -> String? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw formatError(field, "\(field) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func optionalTimestamp(_ field: String) throws -> Timestamp? {
+        try optionalString(field).map { try Fields.timestamp($0, field: field) }
+    }
+
+    func optionalInt(_ field: String) throws -> Int64? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .int(v)?: return v
+        case let other?: throw formatError(field, "\(field) must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ field: String) throws -> Bool {
+        switch value(field) {
+        case nil, .null?: throw formatError(field, "\(field) is missing")
+        case let .bool(b)?: return b
+        case let other?: throw formatError(field, "\(field) must be true or false, got \(other.typeName)")
+        }
+    }
+
+    static let articleFields = ["uid", "title", "content", "created_at", "updated_at", "revision"]
+    static let draftFields = ["uid", "article_uid", "base_revision", "title", "content", "created_at", "updated_at"]
+
+    /// The record as `entity`; `extra` names fields the container allows besides (JSON Lines' `type`).
+    func record(_ entity: Entity, extra: [String] = []) throws -> ExchangeRecord {
+        switch entity {
+        case .article:
+            try only(extra + Self.articleFields)
+            return .article(try Fields.article(ArticleRecord(
+                uid: try optionalString("uid"), title: try string("title"), content: try string("content"),
+                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"),
+                revision: try optionalInt("revision"))))
+        case .draft:
+            try only(extra + Self.draftFields)
+            return .draft(try Fields.draft(DraftRecord(
+                uid: try optionalString("uid"), articleUid: try optionalString("article_uid"),
+                baseRevision: try optionalInt("base_revision"), title: try string("title"), content: try string("content"),
+                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"))))
+        }
+    }
+}
+
+// MARK: - Writing JSON records
+
+extension JSONWriter {
+    /// An article as the exchange formats write it: every field but the store-local id.
+    mutating func exchangeArticle(_ a: Article, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"article\","); }
+        key("uid"); string(a.uid)
+        raw(","); key("title"); string(a.title)
+        raw(","); key("content"); string(a.content)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
+        raw(","); key("revision"); int(a.revision)
+        raw("}")
+    }
+
+    /// A draft as the exchange formats write it: the article it edits by uid, not by id.
+    mutating func exchangeDraft(_ d: Draft, articleUid: String?, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"draft\","); }
+        key("uid"); string(d.uid)
+        raw(","); key("article_uid"); if let articleUid { string(articleUid) } else { null() }
+        raw(","); key("base_revision"); if let b = d.baseRevision, articleUid != nil { int(b) } else { null() }
+        raw(","); key("title"); string(d.title)
+        raw(","); key("content"); string(d.content)
+        raw(","); key("created_at"); timestamp(d.createdAt)
+        raw(","); key("updated_at"); timestamp(d.updatedAt)
+        raw("}")
+    }
+}
+
+// MARK: - Derived uids
+
+/// Uids for records that come without one (a hand-made CSV, a Markdown file from another app, a
+/// chat transcript): a stable 128-bit hash of what identifies the record, written as a UUID
+/// (version 8, "custom"). The same record in the same file gets the same uid every time, so a
+/// second import finds it. Not cryptographic.
+enum DerivedUID {
+    static func make(_ parts: [String]) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x6c62_272e_07bb_0142
+        for part in parts {
+            for byte in part.utf8 {
+                a = (a ^ UInt64(byte)) &* 0x100_0000_01b3
+                b = (b ^ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
+                b = (b << 31) | (b >> 33)
+            }
+            // A separator no UTF-8 text contains, so ["ab", "c"] and ["a", "bc"] differ.
+            a = (a ^ 0xff) &* 0x100_0000_01b3
+            b = ((b ^ 0xff) &* 0x9e37_79b9_7f4a_7c15)
+        }
+        let hi = mix(a ^ (b >> 17)), lo = mix(b &+ (a << 13))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: hi >> (56 - 8 * UInt64(i)))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: lo >> (56 - 8 * UInt64(i)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (i, byte) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(45) }
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// splitmix64's finalizer.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+extension UID {
+    /// The 128 bits of a normalized (lower-case, hyphenated) UUID, for compact sets of uids.
+    static func bits(_ uid: String) -> UInt128 {
+        var value: UInt128 = 0
+        for c in uid.utf8 where c != 45 {
+            let digit: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c &- 48
+            value = value << 4 | UInt128(digit & 15)
+        }
+        return value
+    }
+}
