@@ -75,8 +75,12 @@ char *nk_last_error(void);
 
 /* ---- Store ------------------------------------------------------------------------------------ */
 
-/* Opens or creates the store file at path. *out_store: owned, close with nk_store_close. */
-int32_t nk_store_open(const char *path, nk_store **out_store);
+/* nk_store_open flags. */
+#define NK_OPEN_READ_ONLY 1 /* never create or write the file; writes fail with NK_E_READ_ONLY */
+
+/* Opens or creates the store file at path. flags: 0 or NK_OPEN_READ_ONLY.
+ * *out_store: owned, close with nk_store_close. */
+int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
 
 /* A private in-memory store. *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open_memory(nk_store **out_store);

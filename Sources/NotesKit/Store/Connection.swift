@@ -11,9 +11,11 @@ final class Connection {
     private var inUse: [Statement] = []
 
     /// Opens (or creates) the database at `path`; `":memory:"` gives a private in-memory database.
-    init(path: String) throws {
+    /// A read-only connection never creates or writes the file.
+    init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -108,7 +110,13 @@ final class Connection {
         default: kind = .storage
         }
         var text = message
-        if code & 0xFF == SQLITE_NOTADB { text = "the file is not a database (\(message))" }
+        switch code & 0xFF {
+        case SQLITE_NOTADB: text = "the file is not a database (\(message))"
+        case SQLITE_CORRUPT: text = "the store file is damaged (\(message)); restore it from a backup"
+        case SQLITE_READONLY: text = "the store cannot be written (\(message)): it was opened read-only, or the file or its folder is not writable"
+        case SQLITE_FULL: text = "the disk is full (\(message)); free some space and try again: nothing of this write was saved"
+        default: break
+        }
         return NotesError(kind, text, sqliteCode: code)
     }
 }

@@ -92,8 +92,9 @@ nk_free = _declare("nk_free", None, c_void_p)
 nk_last_error = _declare("nk_last_error", c_void_p)
 
 # ---- Store --------------------------------------------------------------------------------------
-# int32_t nk_store_open(const char *path, nk_store **out_store);
-nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_void_pp)
+# int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
+nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_int32, c_void_pp)
+NK_OPEN_READ_ONLY = 1
 # int32_t nk_store_open_memory(nk_store **out_store);
 nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
 # int32_t nk_store_close(nk_store *store);

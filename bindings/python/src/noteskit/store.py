@@ -58,8 +58,11 @@ class Store:
         self.articles = Articles(self)
 
     @classmethod
-    def open(cls, path: PathLike) -> "Store":
+    def open(cls, path: PathLike, *, read_only: bool = False) -> "Store":
         """Opens the store file at ``path``, creating it if it does not exist.
+
+        With ``read_only=True`` the file must exist and is never written: every write raises
+        :class:`ReadOnlyError`.
 
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
@@ -67,7 +70,8 @@ class Store:
         """
         text = os.fspath(path)
         out = c_void_p()
-        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), byref(out)))
+        flags = _ffi.NK_OPEN_READ_ONLY if read_only else 0
+        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, byref(out)))
         return cls(out.value or 0, text)
 
     @classmethod
