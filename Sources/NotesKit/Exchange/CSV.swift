@@ -143,9 +143,6 @@ enum CSVFormat {
         for name in required where columns.index[name] == nil {
             throw formatError(name, "the header has no \"\(name)\" column (a \(columns.isMessages ? "messages" : "articles") table needs \(required.joined(separator: " and ")))")
         }
-        if columns.isMessages {
-            throw formatError("conversation_uid", "messages.csv needs a store with chat, which this NotesKit does not have yet")
-        }
         return columns
     }
 
@@ -174,6 +171,9 @@ enum CSVFormat {
         func required(_ name: String) throws -> String {
             guard let i = columns.index[name] else { throw formatError(name, "\(name) is missing") }
             return cells[i]
+        }
+        if columns.isMessages {
+            throw formatError("conversation_uid", "messages need a store with chat, which this NotesKit does not have yet")
         }
         let created = try columns.cell(cells, "created_at").map { try Fields.timestamp($0, field: "created_at") }
         let updated = try columns.cell(cells, "updated_at").map { try Fields.timestamp($0, field: "updated_at") }

@@ -96,12 +96,13 @@ enum MarkdownFolder {
                 throw NotesError(.format, "the file is not valid UTF-8", line: firstInvalidLine(buffer))
             }
             let front = try FrontMatter.parse(buffer)
-            /// Runs `body`, placing its error on the line of `key` (or of the body).
-            func on<T>(_ key: String?, _ body: () throws -> T) throws -> T {
+            /// Runs `body`, placing its error on the line of the field at fault (the body's line for
+            /// the content, or a field the front matter lacks).
+            func on<T>(_ body: () throws -> T) throws -> T {
                 do {
                     return try body()
                 } catch var error as NotesError {
-                    error.line = key.flatMap { front.lines[$0] } ?? front.bodyLine
+                    error.line = error.field.flatMap { front.lines[$0] } ?? front.bodyLine
                     throw error
                 }
             }
@@ -113,13 +114,13 @@ enum MarkdownFolder {
                 title = name
             }
             let modified = fileModified(path)
-            let uid = try on("uid") { try Fields.uid(front.values["uid"] ?? DerivedUID.make(["markdown", relative])) }
-            let created = try on("created") { try front.values["created"].map { try Fields.timestamp($0, field: "created") } ?? modified }
-            let updated = try on("updated") { try front.values["updated"].map { try Fields.timestamp($0, field: "updated") } ?? created }
-            let revision = try on("revision") {
+            let uid = try on { try Fields.uid(front.values["uid"] ?? DerivedUID.make(["markdown", relative])) }
+            let created = try on { try front.values["created"].map { try Fields.timestamp($0, field: "created") } ?? modified }
+            let updated = try on { try front.values["updated"].map { try Fields.timestamp($0, field: "updated") } ?? created }
+            let revision = try on {
                 try front.values["revision"].map { try Fields.revision(try Fields.integer($0, field: "revision")) }
             }
-            let record = try on(front.values["title"] == nil ? nil : "title") {
+            let record = try on {
                 try Fields.article(ArticleRecord(uid: uid, title: title ?? "", content: body,
                                                  createdAt: created, updatedAt: updated, revision: revision))
             }
