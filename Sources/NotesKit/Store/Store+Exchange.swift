@@ -128,7 +128,20 @@ extension Store {
 
     /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits
     /// together, or (on any error thrown, a cancel included) nothing does.
+    ///
+    /// The page cache grows to ``importCacheKiB`` for the import (and shrinks back after it): a
+    /// transaction larger than the cache spills pages to the WAL and reads them back, and the
+    /// uid index, written in random order, would be spilled and re-read over and over.
     func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
-        try write { tx in try body(ImportWriter(tx)) }
+        try write { tx in
+            let previous = try Store.scalar(tx.connection, "PRAGMA cache_size")
+            try tx.connection.execute("PRAGMA cache_size = -\(Store.importCacheKiB)")
+            defer { _ = try? tx.connection.execute("PRAGMA cache_size = \(previous)") }
+            return try body(ImportWriter(tx))
+        }
     }
+
+    /// The page cache of an import, in KiB: bounded, so a 1 000 000-record import stays well
+    /// under 200 MB.
+    static let importCacheKiB = 65_536
 }
