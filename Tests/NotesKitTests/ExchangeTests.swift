@@ -110,4 +110,20 @@ struct ExchangeTests {
         #expect(parsed.bodyLine == 10)
         #expect(try FrontMatter.doubleQuoted("\"a\\tb\\u00e9\\U0001F600\\\"\"") == "a\tbé😀\"")
     }
+
+    @Test("fast UTF-8 validation agrees with the standard library")
+    func utf8() {
+        let cases: [[UInt8]] = [
+            [], Array("plain".utf8), Array("今天，天气😀 \u{FFFD}".utf8), [0xFF], [0xEF, 0xBF], [0xEF, 0xBF, 0xBD],
+            [0xEF, 0xEF, 0xBF, 0xBD], [0xF0, 0xEF, 0xBF, 0xBD], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xC0, 0xAF],
+            [0xF4, 0x90, 0x80, 0x80], [0x61, 0xEF, 0xBF, 0xBD, 0xC3], [0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD, 0x80],
+        ]
+        var rng = SystemRandomNumberGenerator()
+        let random = (0..<2_000).map { _ in (0..<Int.random(in: 0...8, using: &rng)).map { _ in [0xEF, 0xBF, 0xBD, 0x80, 0xC3, 0x61, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)! } }
+        for bytes in cases + random {
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(String.validatingUTF8(buffer) == String(validating: buffer, as: UTF8.self), "\(bytes)")
+            }
+        }
+    }
 }

@@ -205,7 +205,7 @@ struct CSVReader {
         /// The fields as text; invalid UTF-8 is a `.format` error naming the column number.
         func strings() throws -> [String] {
             try fields.enumerated().map { i, bytes in
-                guard let s = String(validating: bytes, as: UTF8.self) else {
+                guard let s = bytes.withUnsafeBufferPointer({ String.validatingUTF8($0) }) else {
                     throw formatError(nil, "field \(i + 1) is not valid UTF-8")
                 }
                 return s

@@ -60,11 +60,27 @@ func formatError(_ field: String?, _ message: String) -> NotesError {
 /// failure is a `.format` error naming the field.
 enum Fields {
     static func uid(_ text: String, field: String = "uid") throws -> String {
+        // Most uids arrive already canonical: check them in place, without copying.
+        if isCanonicalUID(text) { return text }
         do {
             return try UID.normalized(text, field: field)
         } catch let error as NotesError {
             throw formatError(field, error.message)
         }
+    }
+
+    /// True for a lower-case, hyphenated UUID (what ``UID/normalized(_:field:)`` returns).
+    static func isCanonicalUID(_ text: String) -> Bool {
+        var i = 0
+        for c in text.utf8 {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == 45 else { return false }
+            } else {
+                guard (48...57).contains(c) || (97...102).contains(c) else { return false }
+            }
+            i += 1
+        }
+        return i == 36
     }
 
     static func timestamp(_ text: String, field: String) throws -> Timestamp {
@@ -190,17 +206,71 @@ struct JSONRecord {
     func record(_ entity: Entity, extra: [String] = []) throws -> ExchangeRecord {
         switch entity {
         case .article:
-            try only(extra + Self.articleFields)
+            let f = try Slots(members, fields: Self.articleFields, extra: extra)
             return .article(try Fields.article(ArticleRecord(
-                uid: try optionalString("uid"), title: try string("title"), content: try string("content"),
-                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"),
-                revision: try optionalInt("revision"))))
+                uid: try f.optionalString(0), title: try f.string(1), content: try f.string(2),
+                createdAt: try f.optionalTimestamp(3), updatedAt: try f.optionalTimestamp(4), revision: try f.optionalInt(5))))
         case .draft:
-            try only(extra + Self.draftFields)
+            let f = try Slots(members, fields: Self.draftFields, extra: extra)
             return .draft(try Fields.draft(DraftRecord(
-                uid: try optionalString("uid"), articleUid: try optionalString("article_uid"),
-                baseRevision: try optionalInt("base_revision"), title: try string("title"), content: try string("content"),
-                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"))))
+                uid: try f.optionalString(0), articleUid: try f.optionalString(1), baseRevision: try f.optionalInt(2),
+                title: try f.string(3), content: try f.string(4),
+                createdAt: try f.optionalTimestamp(5), updatedAt: try f.optionalTimestamp(6))))
+        }
+    }
+}
+
+/// The members of a record sorted into the slots of its known fields in one pass: an unknown
+/// field or a field given twice is refused. At most 16 fields.
+struct Slots {
+    let fields: [String]
+    private var values: [JSONValue?]
+
+    init(_ members: [(String, JSONValue)], fields: [String], extra: [String]) throws {
+        self.fields = fields
+        values = [JSONValue?](repeating: nil, count: fields.count)
+        var given: UInt32 = 0
+        for (key, value) in members {
+            guard let slot = fields.firstIndex(of: key) else {
+                if extra.contains(key) { continue }
+                throw formatError(key, "unknown field \"\(key.prefix(60))\" (expected \((extra + fields).joined(separator: ", ")))")
+            }
+            guard given & (1 << slot) == 0 else { throw formatError(key, "field \"\(key)\" is given twice") }
+            given |= 1 << slot
+            values[slot] = value
+        }
+    }
+
+    func string(_ slot: Int) throws -> String {
+        guard let v = try optionalString(slot) else { throw formatError(fields[slot], "\(fields[slot]) is missing") }
+        return v
+    }
+
+    func optionalString(_ slot: Int) throws -> String? {
+        switch values[slot] {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func optionalTimestamp(_ slot: Int) throws -> Timestamp? {
+        try optionalString(slot).map { try Fields.timestamp($0, field: fields[slot]) }
+    }
+
+    func optionalInt(_ slot: Int) throws -> Int64? {
+        switch values[slot] {
+        case nil, .null?: return nil
+        case let .int(v)?: return v
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ slot: Int) throws -> Bool {
+        switch values[slot] {
+        case nil, .null?: throw formatError(fields[slot], "\(fields[slot]) is missing")
+        case let .bool(b)?: return b
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be true or false, got \(other.typeName)")
         }
     }
 }
