@@ -126,4 +126,20 @@ struct ExchangeTests {
             }
         }
     }
+
+    @Test("transcript lines read back as written, look-alike lines included")
+    func transcriptLines() throws {
+        let content = "first\n[2024-01-02 03:04:05] Me: not a new message\n\\back\n\n"
+        var out: [UInt8] = []
+        TranscriptLines.write(sentAt: Timestamp(milliseconds: 1_704_164_645_678), fromMe: false, content: content, into: &out)
+        let text = String(decoding: out, as: UTF8.self)
+        #expect(text == "[2024-01-02 03:04:05] Them: first\n\\[2024-01-02 03:04:05] Me: not a new message\n\\\\back\n\n\n")
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let header = try #require(TranscriptLines.header(lines.removeFirst()))
+        #expect(header.fromMe == false && header.sentAt == Timestamp(milliseconds: 1_704_164_645_000) && header.text == "first")
+        #expect(([header.text] + lines.map { TranscriptLines.unescape($0) }).joined(separator: "\n") == content)
+        #expect(TranscriptLines.header("[2024-13-02 03:04:05] Me: x") == nil)
+        #expect(TranscriptLines.header("[2024-01-02 03:04:05] You: x") == nil)
+        #expect(TranscriptLines.unescape("\\not special") == "\\not special")
+    }
 }
