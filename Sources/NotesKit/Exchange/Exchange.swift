@@ -112,7 +112,8 @@ public struct ExportReport: Sendable, Equatable {
 extension Store {
     /// Writes the store to `path` in `format` (from the extension when nil; see ``ExchangeFormat``).
     ///
-    /// The export reads one consistent snapshot and runs in bounded memory, one row at a time. A
+    /// The export reads one consistent snapshot (other calls on this store wait until it is done;
+    /// other processes may go on writing) and runs in bounded memory, one row at a time. A
     /// file is written beside `path` and renamed over it at the end, a folder is made beside it and
     /// renamed into place (it must be new or empty): a failed export leaves nothing behind.
     /// O(n) in the rows written.
@@ -120,8 +121,14 @@ extension Store {
         try checkPath(path)
         let isFolder = fileKind(path)?.isDirectory ?? false
         let format = try ExchangeFormat.resolve(format, path: path, isFolder: isFolder)
-        if let table = options.table, !["articles", "messages"].contains(table) {
-            throw NotesError(.validation, "table must be \"articles\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
+        if let table = options.table {
+            guard format == .csv else { throw NotesError(.validation, "table applies to a single .csv file, not to \(format.rawValue)", field: "table") }
+            guard ["articles", "messages"].contains(table) else {
+                throw NotesError(.validation, "table must be \"articles\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
+            }
+        }
+        if options.conversation != nil && format != .transcript {
+            throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation")
         }
         switch format {
         case .json: return try NotesKitJSON.export(self, to: path)
@@ -145,6 +152,10 @@ extension Store {
         let format = try ExchangeFormat.resolve(format, path: path, isFolder: kind.isDirectory)
         if kind.isDirectory && format != .markdown && format != .csv {
             throw NotesError(.validation, "\(path) is a folder; format \(format.rawValue) reads one file", field: "path")
+        }
+        if format != .transcript {
+            if options.conversation != nil { throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation") }
+            if options.title != nil { throw NotesError(.validation, "title applies to transcripts, not to \(format.rawValue)", field: "title") }
         }
         return try importing { writer in
             let importer = Importer(writer: writer, options: options)

@@ -156,12 +156,23 @@ def test_on_conflict_decides_what_a_stored_uid_gets(tmp_path, store):
     assert [c.op for c in store.changes()] == ["create", "update", "update"]
 
 
-@pytest.mark.parametrize("bad", [{"on_conflict": "merge"}, {"on_error": "ignore"}, {"colour": "red"}])
+@pytest.mark.parametrize("bad", [{"on_conflict": "merge"}, {"on_error": "ignore"}, {"colour": "red"}, {"title": "x"},
+                                 {"conversation": 1}])
 def test_unknown_policies_and_options_are_refused(tmp_path, store, bad):
     path = jsonl(tmp_path / "a.jsonl", article())
     with pytest.raises(nk.ValidationError):
         store.import_(path, **bad)
     assert nothing_written(store)
+
+
+def test_export_options_that_do_not_apply_to_the_format_are_refused(tmp_path, store):
+    with pytest.raises(nk.ValidationError, match="table applies to a single .csv file"):
+        store.export(tmp_path / "a.json", table="messages")
+    with pytest.raises(nk.ValidationError, match="conversation applies to transcripts"):
+        store.export(tmp_path / "a.jsonl", conversation=1)
+    with pytest.raises(nk.ValidationError, match="table must be"):
+        store.export(tmp_path / "a.csv", table="drafts")
+    assert os.listdir(tmp_path) == []
 
 
 def test_timestamps_revisions_and_uids_are_kept_as_in_the_file(tmp_path, store):
