@@ -218,6 +218,7 @@ final class WriteContext {
     let now = Timestamp.now()
     /// The transaction's changes, while there are at most ``maxBufferedChanges`` of them.
     private(set) var changes: [Change] = []
+    /// The seqs of the transaction's first and last change (`lastSeq` 0 before any).
     private(set) var firstSeq: Int64?
     private(set) var lastSeq: Int64 = 0
     /// True once the transaction recorded more changes than are buffered.
@@ -232,15 +233,46 @@ final class WriteContext {
         let stmt = try connection.prepare("INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES (?, ?, ?, ?, ?, ?)")
         stmt.bind(1, entity).bind(2, operation.rawValue).bind(3, id).bind(4, uid).bind(5, revision).bind(6, now.milliseconds)
         try stmt.run()
-        let seq = connection.lastInsertRowID
-        if firstSeq == nil { firstSeq = seq }
-        lastSeq = seq
+        recorded(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+    }
+
+    /// Appends one `create` change per (id, uid), in order, ``changesPerInsert`` rows per
+    /// statement: a bulk write of a million rows does not pay a statement per change. Same feed
+    /// as ``record(_:_:id:uid:revision:)``.
+    func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
+        let per = Self.changesPerInsert, whole = ids.count / per * per
+        if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
+        for start in stride(from: 0, to: whole, by: per) {
+            let stmt = try connection.prepare(Self.multiRowChange)
+            for k in 0..<per {
+                let p = Int32(4 * k)
+                stmt.bind(p + 1, entity).bind(p + 2, ids[start + k]).bind(p + 3, uids[start + k]).bind(p + 4, now.milliseconds)
+            }
+            try stmt.run()
+            // One statement under the write lock: its seqs are consecutive.
+            let firstSeq = connection.lastInsertRowID - Int64(per - 1)
+            for k in 0..<per {
+                recorded(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
+                                uid: uids[start + k], revision: nil, at: now))
+            }
+        }
+        for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+    }
+
+    /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
+    private func recorded(_ change: Change) {
+        if firstSeq == nil { firstSeq = change.seq }
+        lastSeq = change.seq
         if overflowed { return }
         if changes.count < Self.maxBufferedChanges {
-            changes.append(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+            changes.append(change)
         } else {
             overflowed = true
             changes = []
         }
     }
+
+    static let changesPerInsert = 64
+    static let multiRowChange = "INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES "
+        + Array(repeating: "(?, 'create', ?, ?, NULL, ?)", count: changesPerInsert).joined(separator: ", ")
 }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 
 from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
+from .chat import Conversations, Messages
 from .models import Article, Change, Page, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Store:
         self._callbacks: Dict[int, Any] = {}
         self._finalizer = weakref.finalize(self, _close_handle, handle)
         self.articles = Articles(self)
+        self.conversations = Conversations(self)
+        self.messages = Messages(self)
 
     @classmethod
     def open(cls, path: PathLike, *, read_only: bool = False) -> "Store":
