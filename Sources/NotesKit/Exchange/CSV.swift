@@ -11,6 +11,7 @@
 /// is refused (a misspelt one would otherwise be lost). Read one record at a time.
 enum CSVFormat {
     static let articleColumns = ["uid", "title", "content", "created_at", "updated_at", "revision"]
+    static let messageColumns = ["uid", "conversation_uid", "conversation_title", "from_me", "sent_at", "content"]
     static let articlesFile = "articles.csv"
     static let messagesFile = "messages.csv"
 
@@ -62,10 +63,19 @@ enum CSVFormat {
         try file.drain(&w, force: true)
     }
 
-    /// The messages table (only its header until the store has chat).
     static func writeMessages(_ reader: ExportReader, to file: OutputFile, _ report: inout ExportReport) throws {
-        var w = JSONWriter()
-        header(["uid", "conversation_uid", "conversation_title", "from_me", "sent_at", "content"], &w)
+        var w = JSONWriter(capacity: 1 << 19)
+        header(messageColumns, &w)
+        try reader.forEachMessage { m, conversationUid, conversationTitle in
+            field(m.uid, &w); w.raw(",")
+            field(conversationUid, &w); w.raw(",")
+            field(conversationTitle, &w); w.raw(",")
+            w.raw(m.fromMe ? "true," : "false,")
+            m.sentAt.writeISO8601(into: &w.bytes); w.raw(",")
+            field(m.content, &w); w.raw("\r\n")
+            report.messages += 1
+            try file.drain(&w)
+        }
         try file.drain(&w, force: true)
     }
 
@@ -129,7 +139,6 @@ enum CSVFormat {
     static func columns(_ header: [String]) throws -> Columns {
         let header = header.map { $0.trimmingSpaces() }
         var columns = Columns(count: header.count)
-        let messageColumns = ["uid", "conversation_uid", "conversation_title", "from_me", "sent_at", "content"]
         columns.isMessages = header.contains("conversation_uid") || header.contains("conversation_title") || header.contains("from_me")
         let known = columns.isMessages ? messageColumns : articleColumns
         for (i, name) in header.enumerated() {
@@ -138,6 +147,9 @@ enum CSVFormat {
             }
             guard columns.index[name] == nil else { throw formatError(name, "column \"\(name)\" appears twice") }
             columns.index[name] = i
+        }
+        if columns.isMessages && columns.index["conversation_uid"] == nil && columns.index["conversation_title"] == nil {
+            throw formatError("conversation_uid", "a messages table needs a conversation_uid or a conversation_title column")
         }
         let required = columns.isMessages ? ["content", "from_me"] : ["title", "content"]
         for name in required where columns.index[name] == nil {
@@ -173,7 +185,11 @@ enum CSVFormat {
             return cells[i]
         }
         if columns.isMessages {
-            throw formatError("conversation_uid", "messages need a store with chat, which this NotesKit does not have yet")
+            let sent = try columns.cell(cells, "sent_at").map { try Fields.timestamp($0, field: "sent_at") }
+            return .message(try Fields.message(MessageRecord(
+                uid: columns.cell(cells, "uid"), conversationUid: columns.cell(cells, "conversation_uid"),
+                conversationTitle: columns.cell(cells, "conversation_title"), content: try required("content"),
+                fromMe: try Fields.bool(try required("from_me"), field: "from_me"), sentAt: sent)))
         }
         let created = try columns.cell(cells, "created_at").map { try Fields.timestamp($0, field: "created_at") }
         let updated = try columns.cell(cells, "updated_at").map { try Fields.timestamp($0, field: "updated_at") }

@@ -46,7 +46,8 @@ final class Importer {
         try tick()
     }
 
-    private func count(_ outcome: ImportOutcome) {
+    /// Counts one record's outcome (also a conversation a transcript or CSV row brings along).
+    func count(_ outcome: ImportOutcome) {
         switch outcome {
         case .created: report.created += 1
         case .updated: report.updated += 1
@@ -69,11 +70,50 @@ final class Importer {
             let draft = Draft(id: 0, uid: uid, articleId: nil, baseRevision: r.articleUid == nil ? nil : r.baseRevision,
                               title: r.title, content: r.content, createdAt: created, updatedAt: r.updatedAt ?? created)
             return try writer.put(draft: draft, articleUid: r.articleUid, policy: policy)
+        case let .conversation(r):
+            let uid = try claim(.conversation, r.uid, identity: [r.title, r.createdAt?.iso8601 ?? ""])
+            let created = r.createdAt ?? writer.now
+            let conversation = Conversation(id: 0, uid: uid, title: r.title, createdAt: created,
+                                            lastActivityAt: max(r.lastActivityAt ?? created, created))
+            return try writer.put(conversation: conversation, policy: policy).0
+        case let .message(r):
+            let conversationId = try conversation(of: r)
+            var occurrence = 0
+            let uid = try claim(.message, r.uid, identity: [r.conversationUid ?? r.conversationTitle ?? "", r.content,
+                                                            r.fromMe ? "me" : "them", r.sentAt?.iso8601 ?? ""], occurrence: &occurrence)
+            if r.matchByContent, let sentAt = r.sentAt,
+               try writer.countSame(conversationId: conversationId, second: sentAt, fromMe: r.fromMe, content: r.content) > occurrence {
+                return .skipped
+            }
+            let message = Message(id: 0, uid: uid, conversationId: conversationId, content: r.content, fromMe: r.fromMe,
+                                  sentAt: r.sentAt ?? writer.now)
+            return try writer.put(message: message, policy: policy)
         }
     }
 
+    /// The id of a message's conversation: by uid, stored or imported earlier; a CSV row may bring
+    /// the conversation with it (uid and title, or a title alone), which is then created.
+    private func conversation(of r: MessageRecord) throws -> Int64 {
+        let uid = r.conversationUid ?? DerivedUID.make(["conversation", r.conversationTitle ?? ""])
+        if let id = try writer.conversationId(uid: uid) { return id }
+        guard let title = r.conversationTitle else {
+            throw formatError("conversation_uid", "conversation_uid \(uid) is neither in the store nor earlier in the file")
+        }
+        let created = r.sentAt ?? writer.now
+        let (outcome, id) = try writer.put(conversation: Conversation(id: 0, uid: uid, title: title, createdAt: created, lastActivityAt: created),
+                                           policy: .skip)
+        if outcome == .created { count(.created) }
+        return id
+    }
+
     /// The record's uid (given, or derived from `identity`), refused when the file had it already.
+    /// `occurrence` tells how many identical uid-less records came before this one in the file.
     func claim(_ entity: Entity, _ given: String?, identity: @autoclosure () -> [String]) throws -> String {
+        var occurrence = 0
+        return try claim(entity, given, identity: identity(), occurrence: &occurrence)
+    }
+
+    func claim(_ entity: Entity, _ given: String?, identity: @autoclosure () -> [String], occurrence: inout Int) throws -> String {
         let uid: String
         if let given {
             uid = given
@@ -82,6 +122,7 @@ final class Importer {
             let key = UID.bits(base)
             let n = occurrences[key, default: 0]
             occurrences[key] = n + 1
+            occurrence = n
             uid = n == 0 ? base : DerivedUID.make([base, String(n)])
         }
         guard seen[entity.rawValue].insert(UID.bits(uid)).inserted else {
@@ -140,8 +181,10 @@ final class Importer {
         }
     }
 
-    /// Reports the end (total, total); a cancel here still rolls everything back.
+    /// Finishes the writes (conversations' last activity) and reports the end (total, total); a
+    /// cancel here still rolls everything back.
     func finish() throws {
+        try writer.finish()
         try callProgress(total)
     }
 }

@@ -43,12 +43,25 @@ enum JSONLines {
         return report
     }
 
-    /// The chat records (none until the store has chat).
-    static func exportChat(_ reader: ExportReader, _ w: inout JSONWriter, _ file: OutputFile, _ report: inout ExportReport) throws {}
+    /// The chat records: conversations, then messages.
+    static func exportChat(_ reader: ExportReader, _ w: inout JSONWriter, _ file: OutputFile, _ report: inout ExportReport) throws {
+        try reader.forEachConversation { c in
+            w.exchangeConversation(c, type: true)
+            w.raw("\n")
+            report.conversations += 1
+            try file.drain(&w)
+        }
+        try reader.forEachMessage { m, conversationUid, _ in
+            w.exchangeMessage(m, conversationUid: conversationUid, type: true)
+            w.raw("\n")
+            report.messages += 1
+            try file.drain(&w)
+        }
+    }
 
     // MARK: - Import
 
-    static let types: [String: Entity] = ["article": .article, "draft": .draft]
+    static let types: [String: Entity] = ["article": .article, "draft": .draft, "conversation": .conversation, "message": .message]
 
     static func read(_ path: String, into importer: Importer) throws {
         let file = try InputFile(path: path)

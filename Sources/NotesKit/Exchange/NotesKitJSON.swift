@@ -60,13 +60,35 @@ enum NotesKitJSON {
         return report
     }
 
-    /// The chat sections (none until the store has chat).
-    static func exportChat(_ reader: ExportReader, _ w: inout JSONWriter, _ file: OutputFile, _ report: inout ExportReport) throws {}
+    /// The chat sections.
+    static func exportChat(_ reader: ExportReader, _ w: inout JSONWriter, _ file: OutputFile, _ report: inout ExportReport) throws {
+        var first = true
+        func separator(_ w: inout JSONWriter) {
+            w.raw(first ? "\n" : ",\n")
+            first = false
+        }
+        w.raw(",\n"); w.key("conversations"); w.raw("[")
+        try reader.forEachConversation { c in
+            separator(&w)
+            w.exchangeConversation(c, type: false)
+            report.conversations += 1
+            try file.drain(&w)
+        }
+        first = true
+        w.raw("\n],\n"); w.key("messages"); w.raw("[")
+        try reader.forEachMessage { m, conversationUid, _ in
+            separator(&w)
+            w.exchangeMessage(m, conversationUid: conversationUid, type: false)
+            report.messages += 1
+            try file.drain(&w)
+        }
+        w.raw("\n]")
+    }
 
     // MARK: - Import
 
     /// The sections, in the order they may refer to each other.
-    static let sections: [String: Entity] = ["articles": .article, "drafts": .draft]
+    static let sections: [String: Entity] = ["articles": .article, "drafts": .draft, "conversations": .conversation, "messages": .message]
 
     static func read(_ path: String, into importer: Importer) throws {
         let file = try InputFile(path: path)

@@ -23,28 +23,49 @@ struct DraftRecord {
     var updatedAt: Timestamp?
 }
 
+/// A conversation as a file gives it. `lastActivityAt` defaults to `createdAt`; the messages
+/// imported into it move it forward as sending them would.
+struct ConversationRecord {
+    var uid: String?
+    var title: String
+    var createdAt: Timestamp?
+    var lastActivityAt: Timestamp?
+}
+
+/// A message as a file gives it: its conversation by uid (JSON, JSON Lines, CSV), or by title
+/// only (a CSV without conversation uids: the conversation's uid is derived from its title).
+struct MessageRecord {
+    var uid: String?
+    var conversationUid: String?
+    var conversationTitle: String?
+    var content: String
+    var fromMe: Bool
+    var sentAt: Timestamp?
+    /// A transcript's message, which has no uid: it is taken as already stored when its
+    /// conversation has as many messages of the same second, sender and text as it has come up so
+    /// far in the file.
+    var matchByContent = false
+}
+
 /// A record read from an import file.
 enum ExchangeRecord {
     case article(ArticleRecord)
     case draft(DraftRecord)
-
-    /// The entity's name in the formats (JSON Lines `type`, NotesKit JSON section in the singular).
-    var entity: Entity {
-        switch self {
-        case .article: .article
-        case .draft: .draft
-        }
-    }
+    case conversation(ConversationRecord)
+    case message(MessageRecord)
 }
 
 /// The kinds of record, each with its own uid space.
 enum Entity: Int, CaseIterable {
-    case article, draft
+    case article, draft, conversation, message
 
+    /// The entity's name in the formats (JSON Lines `type`, NotesKit JSON section in the singular).
     var name: String {
         switch self {
         case .article: "article"
         case .draft: "draft"
+        case .conversation: "conversation"
+        case .message: "message"
         }
     }
 }
@@ -127,6 +148,31 @@ enum Fields {
         return r
     }
 
+    static func conversation(_ r: ConversationRecord) throws -> ConversationRecord {
+        try check { try Conversation.validate(title: r.title) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        return r
+    }
+
+    static func message(_ r: MessageRecord) throws -> MessageRecord {
+        try check { try Message.validate(content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        r.conversationUid = try r.conversationUid.map { try uid($0, field: "conversation_uid") }
+        if let title = r.conversationTitle {
+            do {
+                try Conversation.validate(title: title)
+            } catch let error as NotesError {
+                throw formatError("conversation_title", error.message.replacingTitle())
+            }
+        }
+        guard r.conversationUid != nil || r.conversationTitle != nil else {
+            throw formatError("conversation_uid", "conversation_uid is missing")
+        }
+        return r
+    }
+
     static func draft(_ r: DraftRecord) throws -> DraftRecord {
         try check { try ArticleStore.checkDraftText(title: r.title, content: r.content) }
         var r = r
@@ -201,6 +247,8 @@ struct JSONRecord {
 
     static let articleFields = ["uid", "title", "content", "created_at", "updated_at", "revision"]
     static let draftFields = ["uid", "article_uid", "base_revision", "title", "content", "created_at", "updated_at"]
+    static let conversationFields = ["uid", "title", "created_at", "last_activity_at"]
+    static let messageFields = ["uid", "conversation_uid", "content", "from_me", "sent_at"]
 
     /// The record as `entity`; `extra` names fields the container allows besides (JSON Lines' `type`).
     func record(_ entity: Entity, extra: [String] = []) throws -> ExchangeRecord {
@@ -216,6 +264,16 @@ struct JSONRecord {
                 uid: try f.optionalString(0), articleUid: try f.optionalString(1), baseRevision: try f.optionalInt(2),
                 title: try f.string(3), content: try f.string(4),
                 createdAt: try f.optionalTimestamp(5), updatedAt: try f.optionalTimestamp(6))))
+        case .conversation:
+            let f = try Slots(members, fields: Self.conversationFields, extra: extra)
+            return .conversation(try Fields.conversation(ConversationRecord(
+                uid: try f.optionalString(0), title: try f.string(1), createdAt: try f.optionalTimestamp(2),
+                lastActivityAt: try f.optionalTimestamp(3))))
+        case .message:
+            let f = try Slots(members, fields: Self.messageFields, extra: extra)
+            return .message(try Fields.message(MessageRecord(
+                uid: try f.optionalString(0), conversationUid: try f.string(1), conversationTitle: nil,
+                content: try f.string(2), fromMe: try f.bool(3), sentAt: try f.optionalTimestamp(4))))
         }
     }
 }
@@ -303,6 +361,37 @@ extension JSONWriter {
         raw(","); key("created_at"); timestamp(d.createdAt)
         raw(","); key("updated_at"); timestamp(d.updatedAt)
         raw("}")
+    }
+}
+
+extension JSONWriter {
+    mutating func exchangeConversation(_ c: Conversation, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"conversation\","); }
+        key("uid"); string(c.uid)
+        raw(","); key("title"); string(c.title)
+        raw(","); key("created_at"); timestamp(c.createdAt)
+        raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
+        raw("}")
+    }
+
+    /// A message as the exchange formats write it: its conversation by uid, not by id.
+    mutating func exchangeMessage(_ m: Message, conversationUid: String, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"message\","); }
+        key("uid"); string(m.uid)
+        raw(","); key("conversation_uid"); string(conversationUid)
+        raw(","); key("content"); string(m.content)
+        raw(","); key("from_me"); bool(m.fromMe)
+        raw(","); key("sent_at"); timestamp(m.sentAt)
+        raw("}")
+    }
+}
+
+private extension String {
+    /// A title rule's message, about the conversation's title.
+    func replacingTitle() -> String {
+        hasPrefix("title ") ? "conversation_title " + dropFirst(6) : self
     }
 }
 

@@ -49,6 +49,47 @@ final class ExportReader {
     }
 }
 
+extension ExportReader {
+    /// Every conversation, by id. O(n).
+    func forEachConversation(_ body: (Conversation) throws -> Void) throws {
+        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations ORDER BY id")
+        defer { stmt.reset() }
+        while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
+    }
+
+    /// Every message, by id, with its conversation's uid and title. O(n).
+    func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
+        let stmt = try db.prepare("""
+            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, c.uid, c.title
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
+            """)
+        defer { stmt.reset() }
+        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.text(6), stmt.text(7)) }
+    }
+
+    /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
+    func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
+        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+        stmt.bind(1, id)
+        defer { stmt.reset() }
+        while try stmt.step() { try body(MessageStore.message(from: stmt)) }
+    }
+
+    /// The conversation with `id`, or `.notFound`.
+    func conversation(_ id: Int64) throws -> Conversation {
+        try ConversationStore.require(db, id)
+    }
+
+    /// The only conversation of the store; nil when there are none or several (with their number).
+    func onlyConversation() throws -> (Conversation?, count: Int) {
+        let count = try self.count("conversations")
+        guard count == 1 else { return (nil, count) }
+        var only: Conversation?
+        try forEachConversation { only = $0 }
+        return (only, 1)
+    }
+}
+
 /// Writes imported records inside the import's one transaction, through the same row helpers as
 /// every other write (so the change feed sees each one).
 final class ImportWriter {
@@ -94,6 +135,94 @@ final class ImportWriter {
         guard incoming != stored, Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
         try ArticleStore.overwriteDraft(tx, incoming)
         return .updated
+    }
+
+    // MARK: - Chat
+
+    /// Conversation ids by uid, for the messages that follow their conversation (bounded).
+    private var conversationIds: [String: Int64] = [:]
+    /// The newest `sentAt` imported into each conversation: its last activity moves once, at the end.
+    private var newestMessage: [Int64: Int64] = [:]
+
+    /// Creates `conversation` (uid, title and times as given) or applies `policy` to the stored
+    /// one, whose last activity never moves back. Returns the outcome and the conversation's id.
+    /// Conversations have no update time: `newer` keeps the stored one. O(log n).
+    func put(conversation: Conversation, policy: ConflictPolicy) throws -> (ImportOutcome, Int64) {
+        if let id = try ConversationStore.insert(tx, conversation) {
+            remember(conversation.uid, id)
+            return (.created, id)
+        }
+        guard let stored = try ConversationStore.fetch(tx.connection, uid: conversation.uid) else {
+            throw NotesError(.internalError, "conversation \(conversation.uid) is neither new nor stored")
+        }
+        remember(stored.uid, stored.id)
+        var incoming = conversation
+        incoming.id = stored.id
+        incoming.lastActivityAt = max(incoming.lastActivityAt, stored.lastActivityAt)
+        guard incoming != stored, Self.replaces(policy, nil, nil) else { return (.skipped, stored.id) }
+        try ConversationStore.overwrite(tx, incoming)
+        return (.updated, stored.id)
+    }
+
+    /// The id of the conversation with `uid` (stored, or imported earlier), or nil.
+    func conversationId(uid: String) throws -> Int64? {
+        if let id = conversationIds[uid] { return id }
+        guard let stored = try ConversationStore.fetch(tx.connection, uid: uid) else { return nil }
+        remember(uid, stored.id)
+        return stored.id
+    }
+
+    /// The oldest stored conversation titled `title`, or nil.
+    func conversation(titled title: String) throws -> Conversation? {
+        try ConversationStore.fetch(tx.connection, title: title)
+    }
+
+    /// The stored conversation with `id`, or `.notFound`.
+    func conversation(_ id: Int64) throws -> Conversation {
+        try ConversationStore.require(tx.connection, id)
+    }
+
+    private func remember(_ uid: String, _ id: Int64) {
+        if conversationIds.count >= 4_096 { conversationIds.removeAll(keepingCapacity: true) }
+        conversationIds[uid] = id
+    }
+
+    /// Creates `message` (its `conversationId` set) or applies `policy` to the stored one.
+    /// Messages have no update time: `newer` keeps the stored one. O(log n).
+    func put(message: Message, policy: ConflictPolicy) throws -> ImportOutcome {
+        if try MessageStore.insert(tx, message) != nil {
+            newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+            return .created
+        }
+        guard var stored = try MessageStore.fetch(tx.connection, uid: message.uid) else {
+            throw NotesError(.internalError, "message \(message.uid) is neither new nor stored")
+        }
+        var incoming = message
+        incoming.id = stored.id
+        guard incoming != stored, Self.replaces(policy, nil, nil) else { return .skipped }
+        try MessageStore.overwrite(tx, incoming)
+        stored = incoming
+        newestMessage[stored.conversationId] = max(newestMessage[stored.conversationId] ?? .min, stored.sentAt.milliseconds)
+        return .updated
+    }
+
+    /// How many stored messages of a conversation match a transcript line (same second, sender
+    /// and text).
+    func countSame(conversationId: Int64, second: Timestamp, fromMe: Bool, content: String) throws -> Int {
+        try MessageStore.countSame(tx.connection, conversationId: conversationId, from: second.milliseconds,
+                                   to: second.milliseconds + 1_000, fromMe: fromMe, content: content)
+    }
+
+    /// Moves each conversation that got messages to its newest one, unless its last activity is
+    /// later already (as a send would).
+    func finish() throws {
+        for (id, newest) in newestMessage.sorted(by: { $0.key < $1.key }) {
+            let stored = try ConversationStore.require(tx.connection, id)
+            if newest >= stored.lastActivityAt.milliseconds {
+                try ConversationStore.touch(tx, id, at: Timestamp(milliseconds: newest))
+            }
+        }
+        newestMessage.removeAll()
     }
 
     static func replaces(_ policy: ConflictPolicy, _ incoming: Timestamp?, _ stored: Timestamp?) -> Bool {

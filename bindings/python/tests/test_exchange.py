@@ -62,8 +62,21 @@ _times = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2200, 1
 _article = st.fixed_dictionaries({"title": _text, "content": _text, "created_at": _times, "updated_at": _times})
 
 
-def random_store(records: List[Dict[str, Any]], edits: List[int], drafts: List[Tuple[int, str]]) -> nk.Store:
+def conversation_rows(store: nk.Store) -> List[Tuple[Any, ...]]:
+    return sorted((c.uid, c.title, c.created_at, c.last_activity_at) for c in store.conversations)
+
+
+def message_rows(store: nk.Store) -> List[Tuple[Any, ...]]:
+    return sorted((c.uid, m.uid, m.content, m.from_me, m.sent_at) for c in store.conversations
+                  for m in store.messages.history(c.id, limit=1000))
+
+
+def random_store(records: List[Dict[str, Any]], edits: List[int], drafts: List[Tuple[int, str]],
+                 chats: List[Tuple[str, List[Dict[str, Any]]]] = ()) -> nk.Store:
     store = nk.Store.memory()
+    for title, messages in chats:
+        conversation = store.conversations.create(title)
+        store.messages.insert_many(conversation.id, messages)
     made = store.articles.create_many(records) if records else []
     for i in edits:
         if made:
@@ -78,23 +91,29 @@ def random_store(records: List[Dict[str, Any]], edits: List[int], drafts: List[T
     return store
 
 
+_message = st.fixed_dictionaries({"content": _text, "from_me": st.booleans(), "sent_at": _times})
+_chats = st.lists(st.tuples(_text, st.lists(_message, max_size=5)), max_size=3)
 _store_args = dict(records=st.lists(_article, max_size=6), edits=st.lists(st.integers(0, 10), max_size=4),
-                   drafts=st.lists(st.tuples(st.integers(0, 10), _text), max_size=3))
+                   drafts=st.lists(st.tuples(st.integers(0, 10), _text), max_size=3), chats=_chats)
 _settings = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.mark.parametrize("name", ["backup.json", "backup.jsonl"])
 @_settings
 @given(**_store_args)
-def test_a_random_store_round_trips_through_json_and_json_lines_with_every_field(tmp_path, name, records, edits, drafts):
+def test_a_random_store_round_trips_through_json_and_json_lines_with_every_field(tmp_path, name, records, edits, drafts,
+                                                                                chats):
     path = tmp_path / name
-    with random_store(records, edits, drafts) as source:
+    with random_store(records, edits, drafts, chats) as source:
         report = source.export(path)
         assert (report.articles, report.drafts) == (source.articles.count(), len(source.articles.drafts()))
+        assert (report.conversations, report.messages) == (len(chats), sum(len(m) for _, m in chats))
         with nk.Store.memory() as target:
-            assert target.import_(path).created == report.articles + report.drafts
+            assert target.import_(path).created == report.articles + report.drafts + report.conversations + report.messages
             assert article_rows(target) == article_rows(source)
             assert draft_rows(target) == draft_rows(source)
+            assert conversation_rows(target) == conversation_rows(source)
+            assert message_rows(target) == message_rows(source)
 
 
 @pytest.mark.parametrize("format", ["csv", "markdown"])
@@ -107,6 +126,128 @@ def test_a_random_store_round_trips_through_csv_and_markdown_with_title_content_
         with nk.Store.memory() as target:
             target.import_(path, format=format)
             assert article_rows(target) == article_rows(source)
+
+
+@_settings
+@given(chats=_chats)
+def test_messages_round_trip_through_csv_with_their_conversations(tmp_path, chats):
+    path = tmp_path / f"m-{len(list(tmp_path.iterdir()))}.csv"
+    with random_store([], [], [], chats) as source:
+        source.export(path, table="messages")
+        with nk.Store.memory() as target:
+            target.import_(path)
+            assert message_rows(target) == message_rows(source)
+            assert {(c.uid, c.title) for c in target.conversations} == {
+                (c.uid, c.title) for c in source.conversations if store_has_messages(source, c.id)}
+
+
+def store_has_messages(store: nk.Store, conversation_id: int) -> bool:
+    return len(store.messages.history(conversation_id, limit=1)) > 0
+
+
+# Transcript text: no carriage returns (a file's line ends are LF or CRLF throughout).
+_transcript_text = st.builds(lambda a, b: a + "x" + b, st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"), max_size=30),
+                             st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"), max_size=30))
+_transcript_message = st.fixed_dictionaries({"content": _transcript_text, "from_me": st.booleans(), "sent_at": _times})
+
+
+@_settings
+@given(messages=st.lists(_transcript_message, max_size=8))
+def test_a_random_conversation_round_trips_through_a_transcript(tmp_path, messages):
+    path = tmp_path / f"chat-{len(list(tmp_path.iterdir()))}.txt"
+    with random_store([], [], [], [("Alice", messages)]) as source:
+        assert source.export(path).messages == len(messages)
+        with nk.Store.memory() as target:
+            assert target.import_(path, title="Alice").created == (len(messages) + 1 if messages else 0)
+            def rows(store):
+                return sorted((m.content, m.from_me, m.sent_at.replace(microsecond=0)) for c in store.conversations
+                              for m in store.messages.history(c.id, limit=1000))
+            assert rows(target) == rows(source)
+            assert target.import_(path, title="Alice").skipped == len(messages)  # twice = once
+            assert rows(target) == rows(source)
+
+
+def test_a_transcript_has_the_shape_chat_apps_write(tmp_path, store):
+    conversation = store.conversations.create("Alice")
+    conversation.receive("hi\nhow are you?", sent_at=datetime(2024, 3, 4, 5, 6, 7, 890000, tzinfo=timezone.utc))
+    conversation.send("[2024-01-01 00:00:00] Me: a line that looks like a header")
+    store.export(tmp_path / "alice.txt")
+    lines = (tmp_path / "alice.txt").read_text().splitlines()
+    assert lines[:2] == ["[2024-03-04 05:06:07] Them: hi", "how are you?"]
+    assert lines[2].endswith("] Me: [2024-01-01 00:00:00] Me: a line that looks like a header") and len(lines) == 3
+
+
+def test_importing_a_transcript_into_the_store_it_came_from_adds_nothing(tmp_path, store):
+    conversation = store.conversations.create("Alice")
+    store.messages.insert_many(conversation.id, [{"content": "same", "from_me": True, "sent_at": T0}] * 2 +
+                               [{"content": "other", "from_me": False, "sent_at": T0}])
+    store.export(tmp_path / "Alice.txt")
+    report = store.import_(tmp_path / "Alice.txt")
+    assert (report.created, report.skipped) == (0, 3) and len(store.messages.history(conversation.id)) == 3
+    write(tmp_path / "more.txt", "[2024-05-06 07:08:09] Me: same\n[2024-05-06 07:08:09] Me: same\n"
+                                 "[2024-05-06 07:08:09] Me: same\n")
+    assert store.import_(tmp_path / "more.txt", conversation=conversation.id).created == 1  # the third "same" is new
+
+
+def test_a_transcript_from_elsewhere_is_read_leniently_and_strictly_where_it_matters(tmp_path, store):
+    path = write(tmp_path / "Bob.txt", "\r\n[2024-05-06 07:08:09] Them: hello\r\n  indented\r\n\r\n"
+                                        "[2024-05-06 07:09:00] Me: \\not an escape\r\n")
+    assert store.import_(path).created == 3
+    (conversation,) = store.conversations
+    assert conversation.title == "Bob"
+    assert [m.content for m in store.messages.history(conversation.id)] == ["hello\n  indented\n", "\\not an escape"]
+    bad = write(tmp_path / "bad.txt", "A header the importer does not know\n[2024-05-06 07:08:09] Me: hi\n")
+    with pytest.raises(nk.FormatError, match="expected a message line") as e:
+        store.import_(bad)
+    assert e.value.line == 1
+    with pytest.raises(nk.NotFoundError):
+        store.import_(path, conversation=999)
+    with pytest.raises(nk.FormatError, match="not valid UTF-8") as e:
+        store.import_(write(tmp_path / "u.txt", b"[2024-05-06 07:08:09] Me: caf\xe9\n"))
+    assert e.value.line == 1
+
+
+def test_a_transcript_export_needs_a_conversation_when_there_are_several(tmp_path, store):
+    with pytest.raises(nk.ValidationError, match="no conversation"):
+        store.export(tmp_path / "x.txt")
+    a = store.conversations.create("A")
+    store.conversations.create("B")
+    with pytest.raises(nk.ValidationError, match="pass conversation=") as e:
+        store.export(tmp_path / "x.txt")
+    assert e.value.field == "conversation"
+    assert store.export(tmp_path / "x.txt", conversation=a).conversations == 1  # a Conversation or its id
+    with pytest.raises(nk.NotFoundError):
+        store.export(tmp_path / "y.txt", conversation=12345)
+
+
+def test_a_message_must_follow_its_conversation(tmp_path, store):
+    path = jsonl(tmp_path / "m.jsonl", {"type": "message", "uid": UID1, "conversation_uid": UID2, "content": "hi",
+                                        "from_me": True, "sent_at": "2024-05-06T07:08:09.123Z"})
+    with pytest.raises(nk.FormatError, match="neither in the store nor earlier in the file") as e:
+        store.import_(path)
+    assert (e.value.line, e.value.field) == (1, "conversation_uid")
+    with pytest.raises(nk.FormatError, match="from_me must be true or false"):
+        store.import_(jsonl(tmp_path / "b.jsonl", {"type": "conversation", "uid": UID2, "title": "c"},
+                            {"type": "message", "conversation_uid": UID2, "content": "hi", "from_me": "yes"}))
+    assert store.last_change_seq() == 0
+
+
+def test_a_messages_csv_with_titles_only_makes_each_conversation_once(tmp_path, store):
+    path = write(tmp_path / "chat.csv", "conversation_title,from_me,sent_at,content\r\nAlice,true,2024-01-01T00:00:00Z,hi\r\n"
+                                        "Alice,false,2024-01-01T00:01:00Z,hello\r\nBob,1,,yo\r\n")
+    assert store.import_(path).created == 5
+    assert sorted(c.title for c in store.conversations) == ["Alice", "Bob"]
+    assert store.import_(path).skipped == 3 and len(list(store.conversations)) == 2
+
+
+def test_a_big_chat_import_moves_the_conversation_to_its_newest_message(tmp_path, store):
+    lines = [{"type": "conversation", "uid": UID2, "title": "c", "created_at": "2020-01-01T00:00:00Z"}]
+    lines += [{"type": "message", "conversation_uid": UID2, "content": f"m{i}", "from_me": i % 2 == 0,
+               "sent_at": f"2021-01-01T00:00:{i % 60:02d}Z"} for i in range(1500)]
+    store.import_(jsonl(tmp_path / "c.jsonl", *lines))
+    (conversation,) = store.conversations
+    assert conversation.last_activity_at == datetime(2021, 1, 1, 0, 0, 59, tzinfo=timezone.utc)
+    assert len(store.messages.history(conversation.id, limit=1000)) == 1000
 
 
 def test_a_single_csv_file_holds_the_articles(tmp_path, store):
