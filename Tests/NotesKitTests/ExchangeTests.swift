@@ -142,4 +142,25 @@ struct ExchangeTests {
         #expect(TranscriptLines.header("[2024-01-02 03:04:05] You: x") == nil)
         #expect(TranscriptLines.unescape("\\not special") == "\\not special")
     }
+
+    @Test("conversations and messages round-trip through JSON Lines, and a transcript twice adds nothing")
+    func chat() throws {
+        let folder = try temporaryFolder()
+        let source = try Store.memory()
+        let alice = try source.conversations.create(title: "Alice")
+        _ = try source.messages.insertMany([
+            NewMessage(content: "hi\nthere", fromMe: false, sentAt: Timestamp(milliseconds: 1_000_000)),
+            NewMessage(content: "hello", fromMe: true, sentAt: Timestamp(milliseconds: 2_000_000)),
+        ], in: alice.id)
+        _ = try source.export(to: folder + "/chat.jsonl")
+        let target = try Store.memory()
+        #expect(try target.import(from: folder + "/chat.jsonl").created == 3)
+        let copied = try #require(try target.conversations.list().items.first)
+        #expect(copied.uid == alice.uid && copied.title == "Alice")
+        #expect(try target.messages.history(of: copied.id).items.map(\.content) == ["hi\nthere", "hello"])
+
+        _ = try source.export(to: folder + "/alice.txt", options: ExportOptions(conversation: alice.id))
+        let again = try source.import(from: folder + "/alice.txt", options: ImportOptions(title: "Alice"))
+        #expect(again.created == 0 && again.skipped == 2)
+    }
 }

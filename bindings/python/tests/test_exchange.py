@@ -500,6 +500,15 @@ def test_a_big_import_reaches_subscribers_in_pages(tmp_path, store):
     assert sum(seen) == 2500 and max(seen) <= 1000
 
 
+def test_a_big_bulk_send_reaches_subscribers_in_pages_too(store):
+    conversation = store.conversations.create("c")
+    seen: List[int] = []
+    with store.subscribe(lambda changes: seen.append(len(changes))):
+        store.messages.insert_many(conversation.id, [{"content": f"m{i}", "from_me": True} for i in range(2500)])
+    assert sum(seen) == 2500 and max(seen) <= 1000
+    assert [c.seq for c in store.changes(since=0, limit=2)] == [1, 2]
+
+
 # ---- Markdown -----------------------------------------------------------------------------------
 
 HOSTILE_TITLES = ["../../escape", "/etc/passwd", "a/b\\c", "..", ".", "...", " .hidden", "CON", "nul.txt", "Com1",
