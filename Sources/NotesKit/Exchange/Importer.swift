@@ -138,8 +138,16 @@ final class Importer {
     func fail(_ error: NotesError, at location: SourceLocation) throws {
         let located = Importer.locate(error, at: location)
         guard options.onError == .skip else { throw located }
+        guard report.errors.count < Self.maxErrors else {
+            throw NotesError(.format, "\(location.file): more than \(Self.maxErrors) malformed records; is it the right file and format? Nothing was written (the last: \(located.message))",
+                             field: error.field, line: location.line, file: location.file)
+        }
         report.errors.append(located)
     }
+
+    /// With `onError = .skip`, an import stops (writing nothing) past this many malformed records:
+    /// the report holds every error, and a file that is all errors is not worth holding them for.
+    static let maxErrors = 100_000
 
     /// `error` as a `.format` error naming the file and line in its message and fields.
     static func locate(_ error: NotesError, at location: SourceLocation) -> NotesError {

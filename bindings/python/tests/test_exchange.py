@@ -428,6 +428,13 @@ def test_with_on_error_skip_the_good_records_are_imported_and_every_error_is_rep
     assert sorted(a.title for a in store.articles) == ["no uid", "t"]
 
 
+def test_a_file_of_nothing_but_errors_stops_the_import_even_with_on_error_skip(tmp_path, store):
+    path = write(tmp_path / "noise.jsonl", json.dumps(article()) + "\n" + "garbage\n" * 100_001)
+    with pytest.raises(nk.FormatError, match="more than 100000 malformed records"):
+        store.import_(path, on_error="skip")
+    assert nothing_written(store)
+
+
 def test_a_truncated_document_fails_even_with_on_error_skip(tmp_path, store):
     path = write(tmp_path / "cut.json", '{"format": "noteskit", "version": 1, "articles": [' + DOC)
     with pytest.raises(nk.FormatError, match="truncated"):
