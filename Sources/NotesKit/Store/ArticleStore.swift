@@ -106,11 +106,12 @@ public struct ArticleStore: Sendable {
         let newTitle = title ?? article.title, newContent = content ?? article.content
         try Article.validate(title: newTitle, content: newContent)
         guard newTitle != article.title || newContent != article.content else { return article }
+        let before = article
         article.title = newTitle
         article.content = newContent
         article.revision += 1
         article.updatedAt = tx.now
-        try overwrite(tx, article)
+        try overwrite(tx, article, was: before)
         return article
     }
 
@@ -144,8 +145,9 @@ public struct ArticleStore: Sendable {
         return id
     }
 
-    /// Stores every field of `article` (found by its `id`) as given, and records the update. O(log n).
-    static func overwrite(_ tx: WriteContext, _ article: Article) throws {
+    /// Stores every field of `article` (found by its `id`) as given, and records the update.
+    /// `before` is the stored row it replaces (for what follows articles' text). O(log n).
+    static func overwrite(_ tx: WriteContext, _ article: Article, was before: Article) throws {
         let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, created_at = ?, updated_at = ?, revision = ? WHERE id = ?")
         stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
             .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)

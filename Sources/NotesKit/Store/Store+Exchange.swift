@@ -110,7 +110,7 @@ final class ImportWriter {
         var incoming = article
         incoming.id = stored.id
         guard incoming != stored, Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
-        try ArticleStore.overwrite(tx, incoming)
+        try ArticleStore.overwrite(tx, incoming, was: stored)
         return .updated
     }
 
