@@ -201,8 +201,9 @@ public struct MessageStore: Sendable {
         return id
     }
 
-    /// Stores every field of `message` (found by its `id`) as given, and records the update. O(log n).
-    static func overwrite(_ tx: WriteContext, _ message: Message) throws {
+    /// Stores every field of `message` (found by its `id`) as given, and records the update.
+    /// `before` is the stored row it replaces (for what follows messages' text). O(log n).
+    static func overwrite(_ tx: WriteContext, _ message: Message, was before: Message) throws {
         let stmt = try tx.prepare("UPDATE messages SET conversation_id = ?, content = ?, from_me = ?, sent_at = ? WHERE id = ?")
         stmt.bind(1, message.conversationId).bind(2, message.content).bind(3, message.fromMe ? 1 : 0)
             .bind(4, message.sentAt.milliseconds).bind(5, message.id)

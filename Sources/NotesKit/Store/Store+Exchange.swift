@@ -194,15 +194,14 @@ final class ImportWriter {
             newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
             return .created
         }
-        guard var stored = try MessageStore.fetch(tx.connection, uid: message.uid) else {
+        guard let stored = try MessageStore.fetch(tx.connection, uid: message.uid) else {
             throw NotesError(.internalError, "message \(message.uid) is neither new nor stored")
         }
         var incoming = message
         incoming.id = stored.id
         guard incoming != stored, Self.replaces(policy, nil, nil) else { return .skipped }
-        try MessageStore.overwrite(tx, incoming)
-        stored = incoming
-        newestMessage[stored.conversationId] = max(newestMessage[stored.conversationId] ?? .min, stored.sentAt.milliseconds)
+        try MessageStore.overwrite(tx, incoming, was: stored)
+        newestMessage[incoming.conversationId] = max(newestMessage[incoming.conversationId] ?? .min, incoming.sentAt.milliseconds)
         return .updated
     }
 

@@ -232,6 +232,20 @@ def test_a_message_must_follow_its_conversation(tmp_path, store):
     assert store.last_change_seq() == 0
 
 
+def test_on_conflict_replace_rewrites_a_message_and_newer_keeps_it(tmp_path, store):
+    conversation = {"type": "conversation", "uid": UID2, "title": "c", "created_at": "2020-01-01T00:00:00Z"}
+    message = {"type": "message", "uid": UID1, "conversation_uid": UID2, "content": "first", "from_me": True,
+               "sent_at": "2021-01-01T00:00:00Z"}
+    store.import_(jsonl(tmp_path / "a.jsonl", conversation, message))
+    edited = jsonl(tmp_path / "b.jsonl", dict(conversation, title="renamed"), dict(message, content="second", from_me=False))
+    assert store.import_(edited, on_conflict="newer").skipped == 2  # neither has an update time
+    assert store.import_(edited, on_conflict="replace").updated == 2
+    (c,) = store.conversations
+    (m,) = store.messages.history(c.id)
+    assert (c.title, m.content, m.from_me, m.uid) == ("renamed", "second", False, UID1)
+    assert [ch.op for ch in store.changes()][-2:] == ["update", "update"]
+
+
 def test_a_messages_csv_with_titles_only_makes_each_conversation_once(tmp_path, store):
     path = write(tmp_path / "chat.csv", "conversation_title,from_me,sent_at,content\r\nAlice,true,2024-01-01T00:00:00Z,hi\r\n"
                                         "Alice,false,2024-01-01T00:01:00Z,hello\r\nBob,1,,yo\r\n")
