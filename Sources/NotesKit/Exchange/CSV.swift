@@ -293,7 +293,8 @@ struct CSVReader {
 extension String {
     /// The string without leading and trailing spaces and tabs.
     func trimmingSpaces() -> String {
-        var s = Substring(self)
+        // Scalars, not Characters: a space followed by a combining mark is one Character.
+        var s = Substring(self).unicodeScalars
         while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
         return String(s)

@@ -74,8 +74,9 @@ enum FrontMatter {
                 }
                 return parsed
             }
-            if t.isEmpty || t.hasPrefix("#") { continue }
-            if text.first == " " || text.first == "\t" || t.hasPrefix("- ") || t == "-" {
+            // Bytes, not Characters: a combining mark would join the character before it.
+            if t.isEmpty || t.utf8.first == 35 { continue }
+            if text.utf8.first == 32 || text.utf8.first == 9 || t.utf8.starts(with: "- ".utf8) || t == "-" {
                 // A nested value under the key before: fine for keys we ignore.
                 if currentKeyIsOurs {
                     throw lineError(nil, "a front matter value NotesKit reads must be on one line", line.number)
@@ -101,13 +102,14 @@ enum FrontMatter {
 
     /// The colon ending a key: followed by a space, a tab or the end of the line.
     static func keyEnd(_ text: Substring) -> Substring.Index? {
-        var i = text.startIndex
-        while i < text.endIndex {
-            if text[i] == ":" {
-                let next = text.index(after: i)
-                if next == text.endIndex || text[next] == " " || text[next] == "\t" { return i }
+        let u = text.utf8
+        var i = u.startIndex
+        while i < u.endIndex {
+            if u[i] == 58 {
+                let next = u.index(after: i)
+                if next == u.endIndex || u[next] == 32 || u[next] == 9 { return i }
             }
-            i = text.index(after: i)
+            i = u.index(after: i)
         }
         return nil
     }
@@ -115,9 +117,10 @@ enum FrontMatter {
     /// A scalar value: nil for an empty one (or `~`, `null`).
     static func scalar(_ raw: String) throws -> String? {
         if raw.isEmpty || raw == "~" || raw == "null" { return nil }
-        if raw.first == "\"" { return try doubleQuoted(raw) }
-        if raw.first == "'" { return try singleQuoted(raw) }
-        if raw.first == "|" || raw.first == ">" {
+        let first = raw.unicodeScalars.first
+        if first == "\"" { return try doubleQuoted(raw) }
+        if first == "'" { return try singleQuoted(raw) }
+        if first == "|" || first == ">" {
             throw formatError(nil, "block scalars (| and >) are not supported for this key; write the value on one line")
         }
         // A plain scalar ends before a comment (" #").

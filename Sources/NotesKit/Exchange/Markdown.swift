@@ -176,17 +176,19 @@ enum SafeFileName {
             out = trim(cut)
         }
         if out.isEmpty { return "untitled" }
-        let stem = out.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map { String($0).uppercased() } ?? ""
+        let stem = String(String.UnicodeScalarView(out.unicodeScalars.prefix { $0 != "." })).uppercased()
         let trimmedStem = stem.trimmingSpaces()
         let reserved = ["CON", "PRN", "AUX", "NUL"] + (1...9).flatMap { ["COM\($0)", "LPT\($0)"] }
         if reserved.contains(trimmedStem) { out = "_" + out }
         return out
     }
 
+    /// Without leading and trailing dots and white space, scalar by scalar (a dot followed by a
+    /// combining mark is one Character, and must not survive as a leading dot).
     private static func trim(_ s: String) -> String {
-        var t = Substring(s)
-        while let c = t.first, c == " " || c == "." || c.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) { t = t.dropFirst() }
-        while let c = t.last, c == " " || c == "." || c.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) { t = t.dropLast() }
+        var t = Substring(s).unicodeScalars
+        while let c = t.first, c == "." || c.properties.isWhitespace || c.properties.generalCategory == .nonspacingMark { t = t.dropFirst() }
+        while let c = t.last, c == "." || c.properties.isWhitespace { t = t.dropLast() }
         return String(t)
     }
 

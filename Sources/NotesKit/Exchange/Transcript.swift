@@ -81,9 +81,9 @@ enum Transcript {
                 try importer.fail(formatError(nil, "the line is not valid UTF-8"), at: SourceLocation(file: path, line: number))
                 continue
             }
-            if crlf == nil { crlf = text.hasSuffix("\r") }
+            if crlf == nil { crlf = text.utf8.last == 13 }
             var line = Substring(text)
-            if crlf == true, line.hasSuffix("\r") { line = line.dropLast() }
+            if crlf == true, line.utf8.last == 13 { line = Substring(line.utf8.dropLast()) }
             if let header = TranscriptLines.header(line) {
                 try flush()
                 pending = Pending(header: header, content: String(header.text), line: number)

@@ -24,9 +24,10 @@ enum TranscriptLines {
         let time = String(Substring(u[timeStart..<timeEnd]))
         let bytes = Array(time.utf8)
         guard bytes.count == 19, bytes[10] == 32, let sentAt = Timestamp(iso8601: time + "Z") else { return nil }
-        let who = Substring(u[u.index(timeEnd, offsetBy: 2)...])
-        if who.hasPrefix("Me: ") { return Header(sentAt: sentAt, fromMe: true, text: who.dropFirst(4)) }
-        if who.hasPrefix("Them: ") { return Header(sentAt: sentAt, fromMe: false, text: who.dropFirst(6)) }
+        // Bytes, not Characters: a combining mark after the space would join it into one Character.
+        let who = u[u.index(timeEnd, offsetBy: 2)...]
+        if who.starts(with: "Me: ".utf8) { return Header(sentAt: sentAt, fromMe: true, text: Substring(who.dropFirst(4))) }
+        if who.starts(with: "Them: ".utf8) { return Header(sentAt: sentAt, fromMe: false, text: Substring(who.dropFirst(6))) }
         return nil
     }
 
@@ -40,26 +41,27 @@ enum TranscriptLines {
         out.append(contentsOf: iso[11..<19])
         out.append(contentsOf: fromMe ? Array("] Me: ".utf8) : Array("] Them: ".utf8))
         var first = true
-        for line in content.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on LF bytes ("\r\n" is one Character, and would not split on "\n").
+        for line in content.utf8.split(separator: 10, omittingEmptySubsequences: false) {
             if !first {
                 out.append(10)
-                if needsEscape(line) { out.append(92) }
+                if needsEscape(Substring(line)) { out.append(92) }
             }
             first = false
-            out.append(contentsOf: line.utf8)
+            out.append(contentsOf: line)
         }
         out.append(10)
     }
 
     /// True when a continuation line must be written with a `\` in front.
     static func needsEscape(_ line: Substring) -> Bool {
-        line.hasPrefix("\\") || header(line) != nil
+        line.utf8.first == 92 || header(line) != nil
     }
 
     /// A continuation line as read: without the `\` that escaped it.
     static func unescape(_ line: Substring) -> Substring {
-        guard line.hasPrefix("\\") else { return line }
-        let rest = line.dropFirst()
+        guard line.utf8.first == 92 else { return line }
+        let rest = Substring(line.utf8.dropFirst())
         return needsEscape(rest) ? rest : line
     }
 }

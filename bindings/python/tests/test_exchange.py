@@ -167,6 +167,18 @@ def test_a_random_conversation_round_trips_through_a_transcript(tmp_path, messag
             assert rows(target) == rows(source)
 
 
+def test_combining_marks_at_line_starts_survive_a_transcript(tmp_path, store):
+    conversation = store.conversations.create("c")
+    texts = ["\u0301x", "a\n\\\u0301b", "a\n\u0301[2024-01-01 00:00:00] Me: b", "a\r\nb\n\u0308"]
+    store.messages.insert_many(conversation.id, [{"content": t, "from_me": i % 2 == 0, "sent_at": T0 + timedelta(seconds=i)}
+                                                 for i, t in enumerate(texts)])
+    store.export(tmp_path / "c.txt")
+    with nk.Store.memory() as target:
+        target.import_(tmp_path / "c.txt")
+        (c,) = target.conversations
+        assert [m.content for m in target.messages.history(c.id)] == texts
+
+
 def test_a_transcript_has_the_shape_chat_apps_write(tmp_path, store):
     conversation = store.conversations.create("Alice")
     conversation.receive("hi\nhow are you?", sent_at=datetime(2024, 3, 4, 5, 6, 7, 890000, tzinfo=timezone.utc))
@@ -534,7 +546,7 @@ def test_a_big_bulk_send_reaches_subscribers_in_pages_too(store):
 
 HOSTILE_TITLES = ["../../escape", "/etc/passwd", "a/b\\c", "..", ".", "...", " .hidden", "CON", "nul.txt", "Com1",
                   "lpt9.md", "x" * 400, "新年" * 150, "tab\there\nnewline", "a:b*c?d\"e<f>g|h", "same", "SAME", "Same",
-                  "\u202eevil", "~", "-rf"]
+                  "\u202eevil", "~", "-rf", ".\u0301hidden", "\u0301.x", "CON.\u0308txt", "\"\u0301quoted\"", " \u0301 "]
 
 
 def test_no_title_can_write_outside_the_markdown_folder(tmp_path, store):
