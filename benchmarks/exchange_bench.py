@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -74,13 +75,16 @@ def peer_import(path: Path, db_path: Path) -> sqlite3.Connection:
     return db
 
 
-def median_of(runs: int, fn) -> float:
-    times = []
+def alternating(runs: int, ours, peer) -> "tuple[float, float]":
+    """The median seconds of ``ours(i)`` and ``peer(i)`` over ``runs`` rounds run in turn, so that a
+    machine whose load drifts during the run weighs on both alike."""
+    times: "tuple[list, list]" = ([], [])
     for i in range(runs):
-        start = time.perf_counter()
-        fn(i)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for fn, out in ((ours, times[0]), (peer, times[1])):
+            start = time.perf_counter()
+            fn(i)
+            out.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 # The peak RSS is VmHWM of the child's own address space: getrusage's ru_maxrss survives execve on
@@ -125,10 +129,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small smoke run (10 000 articles, 100 000 messages)")
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--rss-n", type=int, default=1_000_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5, help="rounds of each measurement (median)")
     args = parser.parse_args()
     n = 10_000 if args.quick else args.n
     rss_n = 100_000 if args.quick else args.rss_n
+    runs = 3 if args.quick else args.runs
     rng = random.Random(7)
     folder = Path(tempfile.mkdtemp(prefix="noteskit-exchange-bench-"))
     print(f"exchange benchmark: {n} articles of 100–500 mixed CJK/Latin characters, files in {folder}")
@@ -147,8 +152,8 @@ def main() -> None:
     peer_src.execute("COMMIT")
 
     # ---- export ----
-    ours_export = median_of(args.runs, lambda i: store.export(folder / "ours.jsonl"))
-    peer_export_t = median_of(args.runs, lambda i: peer_export(peer_src, folder / "peer.jsonl"))
+    ours_export, peer_export_t = alternating(runs, lambda i: store.export(folder / "ours.jsonl"),
+                                             lambda i: peer_export(peer_src, folder / "peer.jsonl"))
     with open(folder / "ours.jsonl", encoding="utf-8") as a, open(folder / "peer.jsonl", encoding="utf-8") as b:
         next(a), next(b)
         assert [json.loads(x) for x in a] == [json.loads(x) for x in b], "the two exports differ"
@@ -162,8 +167,7 @@ def main() -> None:
     def peer_import_run(i: int) -> None:
         peer_import(folder / "ours.jsonl", folder / f"peer-import-{i}.db").close()
 
-    ours_import_t = median_of(args.runs, ours_import)
-    peer_import_t = median_of(args.runs, peer_import_run)
+    ours_import_t, peer_import_t = alternating(runs, ours_import, peer_import_run)
 
     print()
     table([
@@ -181,8 +185,10 @@ def main() -> None:
     out = subprocess.run([sys.executable, "-c", RSS_CHILD, str(big), str(folder / "big.db")], check=True,
                          capture_output=True, text=True, env=dict(os.environ)).stdout.split()
     created, elapsed, rss_kb = int(out[0]), float(out[1]), int(out[2])
-    print(f"\nimport of {rss_n:,} {what} from JSON Lines ({big.stat().st_size / 1e6:,.0f} MB) in a fresh process: "
-          f"{created:,} created in {elapsed:.1f} s, peak RSS {rss_kb / 1024:.0f} MB (goal < 200 MB)")
+    big_mb = big.stat().st_size / 1e6
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"\nimport of {rss_n:,} {what} from JSON Lines ({big_mb:,.0f} MB) in a fresh process: "
+          f"{created:,} records created (the conversation too) in {elapsed:.1f} s, peak RSS {rss_kb / 1024:.0f} MB (goal < 200 MB)")
 
 
 if __name__ == "__main__":
