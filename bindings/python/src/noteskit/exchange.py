@@ -89,7 +89,7 @@ def export(store: "Store", path: PathLike, format: Optional[str] = None, **optio
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
 
 
-def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
+def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
             on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
             **options: Any) -> ImportReport:
     """See :meth:`noteskit.Store.import_`."""

@@ -133,7 +133,7 @@ class Store:
 
         return export(self, path, format, **options)
 
-    def import_(self, path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
+    def import_(self, path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
                 on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
                 **options: Any) -> "ImportReport":
         """Imports ``path`` in one transaction and returns an :class:`ImportReport`.
