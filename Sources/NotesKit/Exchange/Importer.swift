@@ -87,7 +87,7 @@ final class Importer {
             }
             let message = Message(id: 0, uid: uid, conversationId: conversationId, content: r.content, fromMe: r.fromMe,
                                   sentAt: r.sentAt ?? writer.now)
-            return try writer.put(message: message, policy: policy)
+            return try writer.put(message: message)
         }
     }
 

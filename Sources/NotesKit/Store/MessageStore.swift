@@ -206,16 +206,6 @@ public struct MessageStore: Sendable {
         return id
     }
 
-    /// Stores every field of `message` (found by its `id`) as given, and records the update.
-    /// `before` is the stored row it replaces (for what follows messages' text). O(log n).
-    static func overwrite(_ tx: WriteContext, _ message: Message, was before: Message) throws {
-        let stmt = try tx.prepare("UPDATE messages SET conversation_id = ?, content = ?, from_me = ?, sent_at = ? WHERE id = ?")
-        stmt.bind(1, message.conversationId).bind(2, message.content).bind(3, message.fromMe ? 1 : 0)
-            .bind(4, message.sentAt.milliseconds).bind(5, message.id)
-        try stmt.run()
-        try tx.record("message", .update, id: message.id, uid: message.uid, revision: nil)
-    }
-
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
         let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE uid = ?")

@@ -2,14 +2,15 @@
 /// that keep the uid, times and revision an import file gives. The formats (NotesKit/Exchange)
 /// speak to the store only through these two types; no SQL lives there.
 
-/// What an import does with a record whose uid the store already has.
+/// What an import does with a record whose uid the store already has. Messages are immutable: a
+/// stored message is kept whatever the policy.
 public enum ConflictPolicy: String, Sendable, CaseIterable {
     /// Keep the stored record.
     case skip
     /// Overwrite the stored record with the file's.
     case replace
     /// Overwrite the stored record only when the file's `updated_at` is later (records without an
-    /// update time, conversations and messages, are kept as stored).
+    /// update time, conversations, are kept as stored).
     case newer
 }
 
@@ -101,7 +102,11 @@ final class ImportWriter {
     var now: Timestamp { tx.now }
 
     /// Creates `article` (uid, times and revision as given) or applies `policy` to the stored one.
-    /// Storing what is already there changes nothing and counts as skipped. O(log n).
+    /// Storing what is already there changes nothing and counts as skipped.
+    ///
+    /// A revision never moves back: a revision number names one text of an article (a draft's
+    /// base revision and cached row heights rely on it). A replaced article takes the file's
+    /// revision when it is higher than the stored one, else the stored one plus one. O(log n).
     func put(article: Article, policy: ConflictPolicy) throws -> ImportOutcome {
         if try ArticleStore.insert(tx, article) != nil { return .created }
         guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
@@ -109,7 +114,11 @@ final class ImportWriter {
         }
         var incoming = article
         incoming.id = stored.id
-        guard incoming != stored, Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        let same = incoming.title == stored.title && incoming.content == stored.content
+            && incoming.createdAt == stored.createdAt && incoming.updatedAt == stored.updatedAt
+        if same && incoming.revision <= stored.revision { return .skipped }
+        guard Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        incoming.revision = max(incoming.revision, stored.revision + 1)
         try ArticleStore.overwrite(tx, incoming, was: stored)
         return .updated
     }
@@ -187,22 +196,13 @@ final class ImportWriter {
         conversationIds[uid] = id
     }
 
-    /// Creates `message` (its `conversationId` set) or applies `policy` to the stored one.
-    /// Messages have no update time: `newer` keeps the stored one. O(log n).
-    func put(message: Message, policy: ConflictPolicy) throws -> ImportOutcome {
-        if try MessageStore.insert(tx, message) != nil {
-            newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
-            return .created
-        }
-        guard let stored = try MessageStore.fetch(tx.connection, uid: message.uid) else {
-            throw NotesError(.internalError, "message \(message.uid) is neither new nor stored")
-        }
-        var incoming = message
-        incoming.id = stored.id
-        guard incoming != stored, Self.replaces(policy, nil, nil) else { return .skipped }
-        try MessageStore.overwrite(tx, incoming, was: stored)
-        newestMessage[incoming.conversationId] = max(newestMessage[incoming.conversationId] ?? .min, incoming.sentAt.milliseconds)
-        return .updated
+    /// Creates `message` (its `conversationId` set), or keeps the stored message with its uid
+    /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
+    /// O(log n).
+    func put(message: Message) throws -> ImportOutcome {
+        guard try MessageStore.insert(tx, message) != nil else { return .skipped }
+        newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+        return .created
     }
 
     /// How many stored messages of a conversation match a transcript line (same second, sender

@@ -244,18 +244,44 @@ def test_a_message_must_follow_its_conversation(tmp_path, store):
     assert store.last_change_seq() == 0
 
 
-def test_on_conflict_replace_rewrites_a_message_and_newer_keeps_it(tmp_path, store):
+def test_on_conflict_replace_renames_a_conversation_but_never_rewrites_a_message(tmp_path, store):
     conversation = {"type": "conversation", "uid": UID2, "title": "c", "created_at": "2020-01-01T00:00:00Z"}
     message = {"type": "message", "uid": UID1, "conversation_uid": UID2, "content": "first", "from_me": True,
                "sent_at": "2021-01-01T00:00:00Z"}
     store.import_(jsonl(tmp_path / "a.jsonl", conversation, message))
     edited = jsonl(tmp_path / "b.jsonl", dict(conversation, title="renamed"), dict(message, content="second", from_me=False))
     assert store.import_(edited, on_conflict="newer").skipped == 2  # neither has an update time
-    assert store.import_(edited, on_conflict="replace").updated == 2
+    report = store.import_(edited, on_conflict="replace")
+    assert (report.updated, report.skipped) == (1, 1)
     (c,) = store.conversations
     (m,) = store.messages.history(c.id)
-    assert (c.title, m.content, m.from_me, m.uid) == ("renamed", "second", False, UID1)
-    assert [ch.op for ch in store.changes()][-2:] == ["update", "update"]
+    assert (c.title, m.content, m.from_me, m.uid) == ("renamed", "first", True, UID1)  # messages are immutable
+    assert [ch.op for ch in store.changes()][-1:] == ["update"]
+
+
+def test_a_replaced_article_never_goes_back_to_an_older_revision(tmp_path, store):
+    a = store.articles.create(title="t", content="v1")
+    for i in range(2, 5):
+        store.articles.update(a.id, content=f"v{i}")  # revision 4
+    old = jsonl(tmp_path / "old.jsonl", article(uid=a.uid, content="restored", revision=2))
+    assert store.import_(old, on_conflict="replace").updated == 1
+    b = store.articles.get(a.id)
+    assert (b.content, b.revision) == ("restored", 5)  # the next revision, not 2
+    assert store.import_(old, on_conflict="replace").skipped == 1  # and importing it again changes nothing
+    assert store.articles.get(a.id).revision == 5
+    newer = jsonl(tmp_path / "new.jsonl", article(uid=a.uid, content="far ahead", revision=40))
+    store.import_(newer, on_conflict="replace")
+    assert store.articles.get(a.id).revision == 40  # a higher revision in the file is kept
+
+
+def test_a_replacing_import_is_seen_by_cached_row_heights(tmp_path, store):
+    a = store.articles.create(title="t", content="short")
+    store.articles.update(a.id, content="still short")
+    with store.layout(width=375) as lay:
+        before = lay.article_height(a.id)
+        store.import_(jsonl(tmp_path / "long.jsonl", article(uid=a.uid, content="很长的内容。" * 200, revision=1)),
+                      on_conflict="replace")
+        assert lay.article_height(a.id) > before
 
 
 def test_a_messages_csv_with_titles_only_makes_each_conversation_once(tmp_path, store):
