@@ -68,6 +68,7 @@ bench: lib venv
 	$(PY) benchmarks/store_bench.py
 	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
+	$(PY) benchmarks/exchange_bench.py
 
 clean:
 	rm -rf .build $(VENV)
