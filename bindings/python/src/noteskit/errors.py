@@ -211,7 +211,7 @@ class FormatError(NotesError, ValueError):
     >>> import os, tempfile, noteskit as nk
     >>> path = os.path.join(tempfile.mkdtemp(), "notes.jsonl")
     >>> with open(path, "w") as f:
-    ...     _ = f.write('{"type": "article", "title": "t"\n')
+    ...     _ = f.write('{"type": "article", "title": "t"\\n')
     >>> with nk.Store.memory() as store:
     ...     try:
     ...         store.import_(path)

@@ -43,6 +43,17 @@ class ImportReport:
     was there already and the policy, or identical content, kept the stored record) count records;
     ``errors`` holds the malformed records left out with ``on_error="skip"``, each a
     :class:`FormatError` with ``file``, ``line`` and ``field``.
+
+    >>> import os, tempfile, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "backup.json")
+    >>> with nk.Store.memory() as store:
+    ...     _ = store.articles.create(title="周末", content="今天天气真好")
+    ...     _ = store.export(path)
+    >>> with nk.Store.memory() as copy:
+    ...     first = copy.import_(path)
+    ...     again = copy.import_(path)        # matched by uid: nothing changes the second time
+    ...     (first.created, again.created, again.skipped)
+    (1, 0, 1)
     """
 
     created: int
@@ -53,7 +64,15 @@ class ImportReport:
 
 @dataclass(frozen=True)
 class ExportReport:
-    """What an export wrote: records of each kind, and the number of files."""
+    """What an export wrote: records of each kind, and the number of files.
+
+    >>> import os, tempfile, noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     _ = conv.send("周末有空吗？"); _ = conv.receive("Saturday!")
+    ...     store.export(os.path.join(tempfile.mkdtemp(), "backup.jsonl"))
+    ExportReport(articles=0, drafts=0, conversations=1, messages=2, files=1)
+    """
 
     articles: int
     drafts: int
