@@ -164,16 +164,64 @@ SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "data" / "sample.jso
 
 @pytest.fixture
 def sample_db(db_path: Path) -> Path:
-    """A store holding ``examples/data/sample.json``: 28 articles, 3 conversations, 31 messages."""
-    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    with nk.Store.open(db_path) as store:
-        store.articles.create_many([{k: a[k] for k in ("uid", "title", "content", "created_at", "updated_at")}
-                                    for a in data["articles"]])
-        for c in data["conversations"]:
-            conversation = store.conversations.create(c["title"])
-            store.messages.insert_many(conversation.id, [{k: m[k] for k in ("uid", "content", "from_me", "sent_at")}
-                                                         for m in data["messages"] if m["conversation_uid"] == c["uid"]])
+    """A store holding ``examples/data/sample.json`` (28 articles, 3 conversations, 31 messages), imported by the CLI."""
+    ok("import", str(SAMPLE), "--quiet", db=db_path)
     return db_path
+
+
+def test_import_reads_the_sample_data_once_and_a_second_time_changes_nothing(db_path: Path) -> None:
+    first = noteskit("import", str(SAMPLE), db=db_path)
+    assert first.returncode == 0, first.stderr
+    assert "62 created, 0 updated, 0 skipped" in first.stdout
+    assert "import" in first.stderr and "100%" in first.stderr  # the progress bar
+    again = json_lines(ok("import", str(SAMPLE), "--json", "--quiet", db=db_path))
+    assert again == [{"created": 0, "updated": 0, "skipped": 62, "errors": []}]
+    assert len(json_lines(ok("list", "--all", "--json", db=db_path))) == 28
+    assert [c["title"] for c in json_lines(ok("chat", "list", "--json", db=db_path))] == ["Book club", "妈妈", "Alice"]
+
+
+@pytest.mark.parametrize("name,format", [("backup.json", None), ("backup.jsonl", None), ("folder", "markdown"),
+                                         ("csvs", "csv")])
+def test_an_export_imports_into_an_empty_store(sample_db: Path, tmp_path: Path, name: str, format: Optional[str]) -> None:
+    target = tmp_path / name
+    exported = ok("export", str(target), *(["--format", format] if format else []), db=sample_db)
+    assert exported.startswith("exported 28 articles")
+    copy = tmp_path / "copy.db"
+    ok("import", str(target), "--quiet", *(["--format", format] if format else []), db=copy)
+    original = [(a["title"], a["content"], a["created_at"]) for a in json_lines(ok("list", "--all", "--json", db=sample_db))]
+    assert [(a["title"], a["content"], a["created_at"])
+            for a in json_lines(ok("list", "--all", "--json", db=copy))] == original
+
+
+def test_a_conversation_exports_as_a_transcript_and_imports_under_a_title(sample_db: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "alice.txt"
+    ok("export", str(transcript), "--conversation", "Alice", db=sample_db)
+    first = transcript.read_text(encoding="utf-8").splitlines()[0]
+    assert first.endswith("Them: Hi! Are you free this weekend? 周末有空吗？")
+    copy = tmp_path / "copy.db"
+    ok("import", str(transcript), "--conversation", "Alice again", "--quiet", db=copy)
+    history = json_lines(ok("chat", "history", "Alice again", "--all", "--json", db=copy))
+    assert len(history) == 12 and history[1] == {**history[1], "content": "Saturday afternoon yes. What's up?", "from_me": True}
+
+
+def test_a_malformed_file_imports_nothing_or_only_the_good_records_when_asked(db_path: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "article", "title": "good", "content": "kept"}\n{"type": "article", "title": 5}\n',
+                   encoding="utf-8")
+    message = refused("import", str(bad), db=db_path)
+    assert "line 2" in message and "title" in message
+    assert ok("list", db=db_path) == ""
+    skipped = noteskit("import", str(bad), "--on-error", "skip", "--quiet", db=db_path)
+    assert skipped.returncode == 0 and "1 malformed record" in skipped.stdout and "line 2" in skipped.stderr
+    assert [a["title"] for a in json_lines(ok("list", "--json", db=db_path))] == ["good"]
+
+
+@pytest.mark.parametrize("args", [["import", "/no/such/file.json"], ["export", "/no/such/folder/x.json"],
+                                  ["export", "no-extension"], ["export", "x.txt", "--conversation", "Nobody"],
+                                  ["import", "x.json", "--format", "yaml"]])
+def test_exchange_mistakes_are_error_messages(sample_db: Path, args: List[str], tmp_path: Path) -> None:
+    args = [str(tmp_path / a) if a in ("no-extension", "x.txt") else a for a in args]
+    refused(*args, db=sample_db, status=2 if "yaml" in args else 1)
 
 
 def test_chat_send_and_receive_add_messages_shown_oldest_first(db_path: Path) -> None:

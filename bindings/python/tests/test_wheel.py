@@ -87,3 +87,12 @@ def test_the_installed_command_line_runs_with_an_empty_environment(fresh_env: Pa
     listed = run_bare([str(fresh_env / "bin/noteskit"), "--db", db, "list"], cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "周末" in listed.stdout
+
+
+def test_without_tqdm_the_import_reports_progress_in_plain_lines(fresh_env: Path, tmp_path: Path) -> None:
+    sample = REPO / "examples" / "data" / "sample.json"
+    done = run_bare([str(fresh_env / "bin/python"), "-m", "noteskit", "--db", str(tmp_path / "n.db"), "import", str(sample)],
+                    cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "62 created" in done.stdout
+    assert done.stderr.strip().splitlines()[-1].endswith("(100%)")

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 from datetime import datetime
-from typing import Any, Callable, Iterable, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from ._display import highlight, merge_spans
@@ -122,16 +122,17 @@ def snippet(text: str, spans: Sequence[Sequence[int]], width: int) -> Tuple[str,
 
 
 class Progress:
-    """An import's ``progress(done, total)`` callback: a tqdm bar on stderr when tqdm is installed
-    (``pip install 'noteskit[cli]'``), otherwise a plain line at most every 10 %, and nothing when ``quiet``.
+    """An import's ``progress(done, total)`` callback (``unit``: bytes of a file, or files of a folder):
+    a tqdm bar on stderr when tqdm is installed (``pip install 'noteskit[cli]'``), otherwise a plain
+    line at most every 10 %, and nothing when ``quiet``.
 
     >>> with Progress("import", quiet=True) as progress:
     ...     progress(5, 10)
     True
     """
 
-    def __init__(self, label: str, quiet: bool = False) -> None:
-        self.label, self.quiet = label, quiet
+    def __init__(self, label: str, quiet: bool = False, unit: str = "B") -> None:
+        self.label, self.quiet, self.unit = label, quiet, unit
         self._bar: Any = None
         self._percent = -10
 
@@ -147,7 +148,7 @@ class Progress:
                     print(f"{self.label}: {done}/{total} ({percent}%)", file=sys.stderr)
                     self._percent = percent
                 return True
-            self._bar = tqdm(total=total, desc=self.label, unit="record", file=sys.stderr)
+            self._bar = tqdm(total=total, desc=self.label, unit=self.unit, unit_scale=self.unit == "B", file=sys.stderr)
         if self._bar.total != total:
             self._bar.total = total
         self._bar.update(done - self._bar.n)
@@ -315,6 +316,49 @@ def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
         print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {conversation.title}")
 
 
+# ---- Commands: export and import ----------------------------------------------------------------
+
+def _transcript_options(store: Store, args: argparse.Namespace, importing: bool) -> Dict[str, Any]:
+    """``--conversation`` for a transcript: an id, or (importing) a title found or created by the library."""
+    if not args.conversation:
+        return {}
+    id_text = args.conversation[1:] if args.conversation.startswith("#") else args.conversation
+    if id_text.isdigit():
+        return {"conversation": int(id_text)}
+    if importing:
+        return {"title": args.conversation}
+    return {"conversation": existing_conversation(store, args.conversation).id}
+
+
+def cmd_export(store: Store, args: argparse.Namespace) -> None:
+    """Writes the store (or one conversation as a transcript) to a file or folder."""
+    options = _transcript_options(store, args, importing=False)
+    if args.table:
+        options["table"] = args.table
+    report = store.export(args.path, args.format, **options)
+    if args.json:
+        print(json.dumps(record_dict(report)))
+    else:
+        print(f"exported {report.articles} articles, {report.drafts} drafts, {report.conversations} conversations "
+              f"and {report.messages} messages to {args.path} ({report.files} file{'s' if report.files != 1 else ''})")
+
+
+def cmd_import(store: Store, args: argparse.Namespace) -> None:
+    """Imports a file or folder in one transaction, with a progress bar on stderr."""
+    unit = "file" if os.path.isdir(args.path) else "B"
+    with Progress("import", quiet=args.quiet, unit=unit) as progress:
+        report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
+                               progress=progress, **_transcript_options(store, args, importing=True))
+    for error in report.errors:
+        print(f"skipped: {error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({**{k: v for k, v in record_dict(report).items() if k != "errors"},
+                          "errors": [str(e) for e in report.errors]}, ensure_ascii=False))
+    else:
+        print(f"imported {args.path}: {report.created} created, {report.updated} updated, {report.skipped} skipped"
+              + (f", {len(report.errors)} malformed records left out" if report.errors else ""))
+
+
 # ---- Commands: layout ---------------------------------------------------------------------------
 
 def _article_ids(store: Store, args: argparse.Namespace) -> List[int]:
@@ -449,6 +493,24 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--before", metavar="CURSOR", help="the cursor printed after the previous page: earlier messages")
     history.add_argument("--all", action="store_true", help="the whole conversation")
     chat_command("list", cmd_chat_list, "conversations, most recent activity first")
+
+    formats = ("json", "jsonl", "csv", "markdown", "transcript")
+    export = command("export", cmd_export, "write the store to a file or folder (a lossless .json backup by default)")
+    export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt) or a new folder (with --format)")
+    export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
+    export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
+    export.add_argument("--table", choices=("articles", "messages"), help="which table a single .csv file holds")
+
+    import_ = command("import", cmd_import, "import a file or folder in one transaction (again: nothing changes)")
+    import_.add_argument("path", help="the file or folder to import")
+    import_.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
+    import_.add_argument("--on-conflict", choices=("skip", "replace", "newer"), default="skip",
+                         help="what a record whose uid is already stored does (default: skip)")
+    import_.add_argument("--on-error", choices=("raise", "skip"), default="raise",
+                         help="raise: a malformed record imports nothing (default); skip: leave it out and go on")
+    import_.add_argument("--conversation", metavar="CONVERSATION",
+                         help="a transcript's conversation: an id, or a title (found or started)")
+    import_.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("-w", "--width", type=float, default=375, help="the list's width in pixels (default: 375)")
