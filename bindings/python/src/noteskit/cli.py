@@ -18,6 +18,7 @@ import dataclasses
 import json
 import os
 import sys
+import unicodedata
 from datetime import datetime
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple
 
@@ -64,10 +65,29 @@ def local_time(value: datetime) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+def columns(char: str) -> int:
+    """How many terminal columns a character takes: 2 for wide (CJK) characters, 0 for combining marks."""
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
 def one_line(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    """``text`` on one line, cut to ``width`` terminal columns with an ellipsis (CJK characters count 2).
+
+    >>> one_line("今天天气真好，去公园散步", 10), one_line("a  b\nc", 10)
+    ('今天天气…', 'a b c')
+    """
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+    if sum(map(columns, flat)) <= width:
+        return flat
+    out, used = [], 0
+    for char in flat:
+        if used + columns(char) > width - 1:
+            break
+        out.append(char)
+        used += columns(char)
+    return "".join(out) + "…"
 
 
 def article_row(article: Article) -> str:
