@@ -75,7 +75,7 @@ def columns(char: str) -> int:
 def one_line(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` terminal columns with an ellipsis (CJK characters count 2).
 
-    >>> one_line("今天天气真好，去公园散步", 10), one_line("a  b\nc", 10)
+    >>> one_line("今天天气真好，去公园散步", 10), one_line("a  b\\nc", 10)
     ('今天天气…', 'a b c')
     """
     flat = " ".join(text.split())
