@@ -562,7 +562,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    args.db = getattr(args, "db", None) or str(default_store_path())
+    db = getattr(args, "db", None)
+    args.db = str(default_store_path()) if db is None else db
     args.json = getattr(args, "json", False)
     try:
         with open_store(args.db) as store:
