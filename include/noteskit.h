@@ -148,6 +148,25 @@ int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
 /* Throws the draft away. */
 int32_t nk_draft_discard(nk_store *store, int64_t id);
 
+/* ---- Search ----------------------------------------------------------------------------------- */
+/* Literal substring search: every character of the query is itself; text and query are compared
+ * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty
+ * query lists everything. Results are newest first and keyset-paged like the lists.
+ * Span JSON: {"title": [[start, end], ...], "content": [[start, end], ...]}: code-point offsets of
+ * every non-overlapping match into the field as stored; only the fields searched appear.
+ * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor. */
+
+/* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
+ * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
+ * search. *out_json (owned): {"items": [{"article": article, "spans": spans}, ...],
+ * "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
+                          int64_t limit, const char *after, char **out_json);
+
+/* Rebuilds the search index from the stored text in one transaction (it is kept up to date by
+ * every write; this is for repair). */
+int32_t nk_store_reindex(nk_store *store);
+
 #ifdef __cplusplus
 }
 #endif

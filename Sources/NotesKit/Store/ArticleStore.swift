@@ -103,6 +103,7 @@ public struct ArticleStore: Sendable {
                 prepared[index].id = tx.connection.lastInsertRowID
                 try tx.record("article", .create, id: prepared[index].id, uid: a.uid, revision: 1)
             }
+            try Self.indexNew(tx, prepared)
             return prepared
         }
     }
@@ -124,6 +125,7 @@ public struct ArticleStore: Sendable {
         let newTitle = title ?? article.title, newContent = content ?? article.content
         try Article.validate(title: newTitle, content: newContent)
         guard newTitle != article.title || newContent != article.content else { return article }
+        let before = article
         article.title = newTitle
         article.content = newContent
         article.revision += 1
@@ -131,6 +133,7 @@ public struct ArticleStore: Sendable {
         let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, updated_at = ?, revision = ? WHERE id = ?")
         stmt.bind(1, newTitle).bind(2, newContent).bind(3, tx.now.milliseconds).bind(4, article.revision).bind(5, id)
         try stmt.run()
+        try indexChange(tx, from: before, to: article)
         try tx.record("article", .update, id: id, uid: article.uid, revision: article.revision)
         return article
     }
@@ -142,6 +145,7 @@ public struct ArticleStore: Sendable {
             let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
             stmt.bind(1, id)
             try stmt.run()
+            try Self.indexRemove(tx, article)
             try tx.record("article", .delete, id: id, uid: article.uid, revision: article.revision)
         }
     }

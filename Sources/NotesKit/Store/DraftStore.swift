@@ -82,6 +82,7 @@ extension ArticleStore {
                 try insert.run()
                 article = Article(id: tx.connection.lastInsertRowID, uid: draft.uid, title: draft.title, content: draft.content,
                                   createdAt: tx.now, updatedAt: tx.now, revision: 1)
+                try Self.indexNew(tx, [article])
                 try tx.record("article", .create, id: article.id, uid: article.uid, revision: 1)
             }
             try Self.deleteDraft(tx, id)

@@ -1,0 +1,213 @@
+@_spi(_Unicode) import Swift
+
+/// How search compares text: the *search key* of a text.
+///
+/// The key is the text in Unicode Normalization Form C, then (unless the search is case-sensitive)
+/// each code point replaced by its **simple case folding** (Unicode's `CaseFolding.txt` entries
+/// with status C and S: one code point to one code point, so `ß` stays `ß` and `ẞ` folds to `ß`).
+/// A query matches a text when the query's key is a substring of the text's key.
+///
+/// Normalization works segment by segment: a segment starts at a code point with canonical
+/// combining class 0 whose NFC quick check is Yes (it neither decomposes nor combines with what
+/// precedes it), and runs to the next such code point. NFC of a text is the NFC of its segments
+/// put together, so a segment that NFC leaves unchanged maps code point to code point, and a
+/// segment that NFC changes (`e` + U+0301 becomes `é`) maps as a whole: every key code point it
+/// produces points back to the whole segment. That is how match spans, computed on the key, come
+/// back as code-point offsets into the text as stored.
+///
+/// Text that is already NFC (nearly all text) takes a fast path: one table lookup per code point.
+enum SearchText {
+    /// Marks a code point that starts a normalization segment and is NFC as it is
+    /// (canonical combining class 0 and NFC_Quick_Check = Yes).
+    static let boundaryBit: UInt32 = 1 << 31
+    static let scalarMask: UInt32 = 0x1F_FFFF
+    /// Planes 0 and 1 (every cased letter, CJK, emoji) are tabulated; the rest is computed.
+    static let tableSize = 0x2_0000
+
+    /// For each code point below `tableSize`: its simple case folding in the low 21 bits, and
+    /// `boundaryBit`. Built once, on first use, from the standard library's Unicode data (a few
+    /// milliseconds).
+    static let table: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: tableSize)
+        for v in 0..<UInt32(tableSize) { table[Int(v)] = computeInfo(v) }
+        return table
+    }()
+
+    /// The folding and boundary facts of one code point (surrogate values give a non-boundary
+    /// identity entry; they never occur in valid UTF-8).
+    static func computeInfo(_ v: UInt32) -> UInt32 {
+        guard let scalar = Unicode.Scalar(v) else { return v }
+        if v < 0x80 {
+            let folded = (0x41...0x5A).contains(v) ? v + 0x20 : v
+            return folded | boundaryBit
+        }
+        let properties = scalar.properties
+        var info = v
+        if properties.changesWhenCaseFolded { info = simpleFold(scalar) }
+        if properties.canonicalCombiningClass.rawValue == 0 && isNFCQuickCheckYes(scalar) { info |= boundaryBit }
+        return info
+    }
+
+    /// Simple case folding from the standard library's full case folding: the full folding when it
+    /// is one code point, else the lowercase mapping when that is one code point, else the code
+    /// point itself. This equals `CaseFolding.txt` C + S for every assigned code point (checked
+    /// against Unicode 15's file when this was written; the tests repeat the rule in Python).
+    static func simpleFold(_ scalar: Unicode.Scalar) -> UInt32 {
+        let full = scalar.properties._caseFolded.unicodeScalars
+        if full.count == 1, let first = full.first { return first.value }
+        let lower = scalar.properties.lowercaseMapping.unicodeScalars
+        if lower.count == 1, let first = lower.first { return first.value }
+        return scalar.value
+    }
+
+    /// NFC_Quick_Check = Yes for one code point, from the standard library's quick check.
+    static func isNFCQuickCheckYes(_ scalar: Unicode.Scalar) -> Bool {
+        var utf8 = String(scalar).utf8.map { $0 }
+        return utf8.withUnsafeMutableBufferPointer { buffer in
+            var span = UTF8Span(unchecked: UnsafeBufferPointer(buffer).span)
+            return span.checkForNFC(quickCheck: true)
+        }
+    }
+
+    @inline(__always)
+    static func info(_ v: UInt32, _ table: UnsafeBufferPointer<UInt32>) -> UInt32 {
+        v < UInt32(tableSize) ? table[Int(v)] : computeInfo(v)
+    }
+
+    /// The search key of a query: NFC, then simple case folding unless `caseSensitive`.
+    static func key(of text: String, caseSensitive: Bool) -> [UInt32] {
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var text = text
+        text.withUTF8 { builder.build($0, fold: !caseSensitive) }
+        return builder.keyArray
+    }
+}
+
+/// Builds search keys, reusing its buffers from one text to the next.
+///
+/// After `build`, `key` holds the key code points and `originalRange(of:)` maps key indexes back
+/// to code-point offsets into the original text. O(n) in the text's length.
+///
+/// It owns raw memory: call `release()` when done (and do not copy it).
+struct KeyBuilder {
+    private var storage = RawArray<UInt32>()
+    /// The key of the last text built; valid until the next `build`.
+    var key: UnsafeBufferPointer<UInt32> { storage.buffer }
+    var keyArray: [UInt32] { Array(storage.buffer) }
+    /// Only when `identity` is false: for each key index, the original offsets it covers.
+    private var starts: [Int32] = []
+    private var ends: [Int32] = []
+    /// True while every key code point maps to the original code point at the same index.
+    private(set) var identity = true
+    /// The code points of the segment being collected (slow path).
+    private var segment: [UInt32] = []
+
+    mutating func release() { storage.free() }
+
+    /// The original code-point range of key code points `range` (a match).
+    func originalRange(of range: Range<Int>) -> Range<Int> {
+        if identity { return range }
+        return Int(starts[range.lowerBound])..<Int(ends[range.upperBound - 1])
+    }
+
+    /// Builds the key of `utf8` (valid UTF-8, as SQLite and Swift strings hold it).
+    mutating func build(_ utf8: UnsafeBufferPointer<UInt8>, fold: Bool) {
+        storage.removeAll()
+        identity = true
+        SearchText.table.withUnsafeBufferPointer { table in
+            let n = utf8.count
+            var i = 0
+            var index = 0 // original code-point index of the next code point
+            // Fast path: every code point is a boundary, NFC as it is: the key is the folding.
+            while i < n {
+                let b0 = UInt32(utf8[i])
+                let v: UInt32
+                let width: Int
+                if b0 < 0x80 {
+                    v = b0; width = 1
+                } else if b0 < 0xE0 {
+                    v = (b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F); width = 2
+                } else if b0 < 0xF0 {
+                    v = (b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F); width = 3
+                } else {
+                    v = (b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6 | UInt32(utf8[i + 3] & 0x3F)
+                    width = 4
+                }
+                let info = SearchText.info(v, table)
+                if info & SearchText.boundaryBit == 0 {
+                    // A code point that may combine or reorder: finish the text on the slow path,
+                    // from the start of the segment the previous code point began.
+                    slowPath(utf8, from: i, index: index, fold: fold, table: table)
+                    return
+                }
+                storage.append(fold ? info & SearchText.scalarMask : v)
+                i += width
+                index += 1
+            }
+        }
+    }
+
+    /// Segment-wise normalization from byte offset `i` (code-point index `index`) on. The key so
+    /// far is identity-mapped; its last code point (if any) opens the segment `i` continues.
+    private mutating func slowPath(_ utf8: UnsafeBufferPointer<UInt8>, from i: Int, index: Int, fold: Bool,
+                                   table: UnsafeBufferPointer<UInt32>) {
+        starts = (0..<Int32(storage.count)).map { $0 }
+        ends = (0..<Int32(storage.count)).map { $0 + 1 }
+        identity = false
+        segment.removeAll(keepingCapacity: true)
+        var segmentStart = index
+        if index > 0 {
+            // Re-open the previous code point's segment: take it back out of the key.
+            let previous = lastScalar(utf8, before: i)
+            storage.removeLast(); starts.removeLast(); ends.removeLast()
+            segment.append(previous)
+            segmentStart = index - 1
+        }
+        var position = index
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = UnsafeBufferPointer(rebasing: utf8[i...]).makeIterator()
+        while case .valid(let encoded) = decoder.parseScalar(from: &iterator) {
+            let v = Unicode.UTF8.decode(encoded).value
+            if SearchText.info(v, table) & SearchText.boundaryBit != 0 && !segment.isEmpty {
+                flush(segmentStart: segmentStart, fold: fold, table: table)
+                segmentStart = position
+            }
+            segment.append(v)
+            position += 1
+        }
+        if !segment.isEmpty { flush(segmentStart: segmentStart, fold: fold, table: table) }
+    }
+
+    private func lastScalar(_ utf8: UnsafeBufferPointer<UInt8>, before i: Int) -> UInt32 {
+        var j = i - 1
+        while j > 0 && utf8[j] & 0xC0 == 0x80 { j -= 1 }
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = UnsafeBufferPointer(rebasing: utf8[j..<i]).makeIterator()
+        if case .valid(let encoded) = decoder.parseScalar(from: &iterator) { return Unicode.UTF8.decode(encoded).value }
+        return 0xFFFD
+    }
+
+    /// Appends the key of the collected segment, which starts at original offset `segmentStart`.
+    private mutating func flush(segmentStart: Int, fold: Bool, table: UnsafeBufferPointer<UInt32>) {
+        let count = segment.count
+        var normalized: [UInt32]
+        if count == 1 && SearchText.info(segment[0], table) & SearchText.boundaryBit != 0 {
+            normalized = segment
+        } else {
+            var text = String.UnicodeScalarView()
+            for v in segment { text.append(Unicode.Scalar(v) ?? "\u{FFFD}") }
+            normalized = String(text)._nfc.map(\.value)
+        }
+        let unchanged = normalized == segment
+        for (k, v) in normalized.enumerated() {
+            storage.append(fold ? SearchText.info(v, table) & SearchText.scalarMask : v)
+            if unchanged {
+                starts.append(Int32(segmentStart + k)); ends.append(Int32(segmentStart + k + 1))
+            } else {
+                starts.append(Int32(segmentStart)); ends.append(Int32(segmentStart + count))
+            }
+        }
+        segment.removeAll(keepingCapacity: true)
+    }
+}
