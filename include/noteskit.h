@@ -69,8 +69,12 @@ char *nk_last_error(void);
 
 /* ---- Store ------------------------------------------------------------------------------------ */
 
-/* Opens or creates the store file at path. *out_store: owned, close with nk_store_close. */
-int32_t nk_store_open(const char *path, nk_store **out_store);
+/* nk_store_open flags. */
+#define NK_OPEN_READ_ONLY 1 /* never create or write the file; writes fail with NK_E_READ_ONLY */
+
+/* Opens or creates the store file at path. flags: 0 or NK_OPEN_READ_ONLY.
+ * *out_store: owned, close with nk_store_close. */
+int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
 
 /* A private in-memory store. *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open_memory(nk_store **out_store);
@@ -99,7 +103,9 @@ int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
 int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
 
 /* Saves many articles in one transaction, all or none. records_json: a JSON array of
- * {"title","content", "uid"?, "created_at"?, "updated_at"?}. *out_json (owned): the articles. */
+ * {"title","content", "uid"?, "created_at"?, "updated_at"?} (other fields are refused).
+ * *out_json (owned): what the store assigned, in input order: [{"id","uid","created_at","updated_at"}]
+ * (title and content are stored as given, revision is 1). */
 int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
 
 /* *out_json (owned): the article with id. */

@@ -28,11 +28,15 @@ public func nk_last_error() -> UnsafeMutablePointer<CChar>? {
     return try? ownedCString(json)
 }
 
+/// `nk_store_open` flags.
+let NK_OPEN_READ_ONLY: Int32 = 1
+
 @_cdecl("nk_store_open")
-public func nk_store_open(_ path: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func nk_store_open(_ path: UnsafePointer<CChar>?, _ flags: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     call {
         let out = try outPointer(out, "out_store")
-        let store = try Store.open(path: try string(path, "path"))
+        guard flags & ~NK_OPEN_READ_ONLY == 0 else { throw NotesError(.invalidArgument, "unknown nk_store_open flags \(flags)", field: "flags") }
+        let store = try Store.open(path: try string(path, "path"), readOnly: flags & NK_OPEN_READ_ONLY != 0)
         out.pointee = Handles.add(store, .store)
     }
 }

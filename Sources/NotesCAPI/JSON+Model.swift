@@ -1,15 +1,19 @@
 import NotesKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // How records travel across the ABI: UTF-8 JSON, timestamps as ISO-8601 text.
 
 extension JSONWriter {
     mutating func article(_ a: Article) {
+        bytes.reserveCapacity(bytes.count + a.title.utf8.count + a.content.utf8.count + 180)
         raw("{"); key("id"); int(a.id)
         raw(","); key("uid"); string(a.uid)
         raw(","); key("title"); string(a.title)
         raw(","); key("content"); string(a.content)
-        raw(","); key("created_at"); string(a.createdAt.iso8601)
-        raw(","); key("updated_at"); string(a.updatedAt.iso8601)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
         raw(","); key("revision"); int(a.revision)
         raw("}")
     }
@@ -21,8 +25,8 @@ extension JSONWriter {
         raw(","); key("base_revision"); optional(d.baseRevision)
         raw(","); key("title"); string(d.title)
         raw(","); key("content"); string(d.content)
-        raw(","); key("created_at"); string(d.createdAt.iso8601)
-        raw(","); key("updated_at"); string(d.updatedAt.iso8601)
+        raw(","); key("created_at"); timestamp(d.createdAt)
+        raw(","); key("updated_at"); timestamp(d.updatedAt)
         raw("}")
     }
 
@@ -33,7 +37,16 @@ extension JSONWriter {
         raw(","); key("id"); int(c.entityId)
         raw(","); key("uid"); string(c.uid)
         raw(","); key("revision"); optional(c.revision)
-        raw(","); key("at"); string(c.at.iso8601)
+        raw(","); key("at"); timestamp(c.at)
+        raw("}")
+    }
+
+    /// What a bulk create returns per row: the fields the store assigned. The caller has the rest.
+    mutating func created(_ a: Article) {
+        raw("{"); key("id"); int(a.id)
+        raw(","); key("uid"); string(a.uid)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
         raw("}")
     }
 
@@ -83,27 +96,37 @@ extension JSONWriter {
 
 // MARK: - Records in
 
-/// Reads a JSON array of records, each an object, for the bulk calls.
-func records(_ text: String, _ name: String) throws -> [[(String, JSONValue)]] {
-    let value: JSONValue
+/// Reads a JSON array of records (objects) for the bulk calls, one at a time, straight from the
+/// caller's bytes (the parser checks the UTF-8 of every string it reads), making each a `T`.
+func records<T>(_ pointer: UnsafePointer<CChar>?, _ name: String, _ make: (RecordReader) throws -> T) throws -> [T] {
+    guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
+    var out: [T] = []
     do {
-        value = try JSONValue.parse(text)
-    } catch {
-        throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)", field: name)
-    }
-    guard case let .array(items) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON array of objects", field: name) }
-    return try items.enumerated().map { index, item in
-        guard case let .object(members) = item else {
-            throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
+        try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
+            try JSONValue.forEachElement(ofArray: UnsafeBufferPointer(start: bytes, count: strlen(pointer))) { index, item in
+                guard case let .object(members) = item else {
+                    throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
+                }
+                out.append(try make(RecordReader(members: members, index: index)))
+            }
         }
-        return members
+    } catch let error as JSONSyntaxError {
+        throw NotesError(.invalidArgument, "\(name) is not a valid JSON array: \(error.message) at line \(error.line), column \(error.column)", field: name)
     }
+    return out
 }
 
 /// The fields of one bulk record, with errors that name the record and the field.
 struct RecordReader {
     let members: [(String, JSONValue)]
     let index: Int
+
+    /// Refuses a field not in `allowed` (a typo would otherwise be silently dropped).
+    func onlyFields(_ allowed: Set<String>) throws {
+        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
+            throw fail(unknown.0, "unknown field \"\(unknown.0)\" (expected \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
 
     func value(_ field: String) -> JSONValue? {
         members.first { $0.0 == field }.map(\.1)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The rules every saved article (and every chat message) obeys.
 public enum TextRules {
     /// The longest title accepted, in Unicode code points.
@@ -13,7 +17,12 @@ public enum TextRules {
     /// Refuses text with a NUL character (no C string or export format can carry it) or longer
     /// than `limit` code points, naming `field`.
     static func checkText(_ text: String, field: String, limit: Int) throws {
-        if text.utf8.contains(0) {
+        var text = text
+        let hasNul = text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        }
+        if hasNul {
             throw NotesError.validation(field, "\(field) contains a NUL character")
         }
         // UTF-8 length bounds the scalar count from above: most texts pass without counting.

@@ -79,22 +79,22 @@ struct ArticleSearchTarget: SearchTarget {
         }
     }
 
-    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> Statement {
-        if let position {
-            let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC")
-            stmt.bind(1, position.key).bind(2, position.id)
-            return stmt
-        }
-        return try db.prepare("SELECT \(ArticleStore.columns) FROM articles ORDER BY created_at DESC, id DESC")
+    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
+        try Self.walk(db, "SELECT \(ArticleStore.columns) FROM articles", after: position)
     }
 
-    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> Statement {
-        if let position {
-            let stmt = try db.prepare("SELECT id FROM articles WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC")
-            stmt.bind(1, position.key).bind(2, position.id)
-            return stmt
-        }
-        return try db.prepare("SELECT id FROM articles ORDER BY created_at DESC, id DESC")
+    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
+        try Self.walk(db, "SELECT id FROM articles", after: position)
+    }
+
+    /// Newest first after `position`, in two index seeks (see ``Keyset``).
+    static func walk(_ db: Connection, _ select: String, after position: CursorCodec.Position?) throws -> [Statement] {
+        guard let position else { return [try db.prepare("\(select) ORDER BY created_at DESC, id DESC")] }
+        let sameKey = try db.prepare("\(select) WHERE created_at = ? AND id < ? ORDER BY id DESC")
+        sameKey.bind(1, position.key).bind(2, position.id)
+        let older = try db.prepare("\(select) WHERE created_at < ? ORDER BY created_at DESC, id DESC")
+        older.bind(1, position.key)
+        return [sameKey, older]
     }
 
     func row(_ db: Connection, _ id: Int64) throws -> Statement? {

@@ -11,11 +11,12 @@ protocol SearchTarget {
     /// The fields searched, with the result column that holds each one's text.
     var fields: [(field: UInt64, column: Int32)] { get }
 
-    /// A statement over the records in search order (sort key, then id, descending), strictly
-    /// after `position` when given, selecting the record's columns.
-    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> Statement
+    /// Statements that, stepped one after the other, give the records in search order (sort key,
+    /// then id, descending) strictly after `position` when given, selecting the record's columns.
+    /// (Two seeks after a position, like ``Keyset``: the rest of its sort key, then older keys.)
+    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
     /// The same order, selecting only `id` (and cheap: an index scan).
-    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> Statement
+    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
     /// A statement stepped onto record `id`'s row (the record's columns), or nil when there is no
     /// such record or it is outside the search's scope.
     func row(_ db: Connection, _ id: Int64) throws -> Statement?
@@ -141,15 +142,16 @@ struct SearchEngine<Target: SearchTarget> {
     /// Checks records newest first until the page is full, the records run out (nil), or
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
-        let stmt = try target.newest(db, after: position)
-        defer { stmt.reset() }
         var read = 0
-        while try stmt.step() {
-            check(stmt)
-            if hits.count > limit { return nil }
-            read += 1
-            if let budget, read >= budget {
-                return target.position(of: target.record(from: stmt))
+        for stmt in try target.newest(db, after: position) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                check(stmt)
+                if hits.count > limit { return nil }
+                read += 1
+                if let budget, read >= budget {
+                    return target.position(of: target.record(from: stmt))
+                }
             }
         }
         return nil
@@ -208,15 +210,16 @@ struct SearchEngine<Target: SearchTarget> {
             let maxId = candidates[candidates.count - 1]
             var bits = [UInt64](repeating: 0, count: Int(maxId >> 6) + 1)
             for id in candidates where id >= 0 { bits[Int(id >> 6)] |= 1 << UInt64(id & 63) }
-            let walk = try target.newestIds(db, after: position)
-            defer { walk.reset() }
-            while try walk.step() {
-                let id = walk.int64(0)
-                guard id >= 0, id <= maxId, bits[Int(id >> 6)] & (1 << UInt64(id & 63)) != 0 else { continue }
-                guard let stmt = try target.row(db, id) else { continue }
-                check(stmt)
-                stmt.reset()
-                if hits.count > limit { return }
+            for walk in try target.newestIds(db, after: position) {
+                defer { walk.reset() }
+                while try walk.step() {
+                    let id = walk.int64(0)
+                    guard id >= 0, id <= maxId, bits[Int(id >> 6)] & (1 << UInt64(id & 63)) != 0 else { continue }
+                    guard let stmt = try target.row(db, id) else { continue }
+                    check(stmt)
+                    stmt.reset()
+                    if hits.count > limit { return }
+                }
             }
         }
     }

@@ -32,20 +32,11 @@ public struct ArticleStore: Sendable {
         try PageLimit.check(limit)
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
-            let stmt: Statement
-            if let position {
-                stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?")
-                stmt.bind(1, position.key).bind(2, position.id).bind(3, Int64(limit + 1))
-            } else {
-                stmt = try db.prepare("SELECT \(Self.columns) FROM articles ORDER BY created_at DESC, id DESC LIMIT ?")
-                stmt.bind(1, Int64(limit + 1))
-            }
-            var items: [Article] = []
-            items.reserveCapacity(limit + 1)
-            while try stmt.step() { items.append(Self.article(from: stmt)) }
-            return page(items, limit: limit)
+            page(try Self.newestFirst.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit)
         }
     }
+
+    static let newestFirst = Keyset(select: "SELECT \(columns) FROM articles", key: "created_at")
 
     func page(_ rows: [Article], limit: Int) -> Page<Article> {
         guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }

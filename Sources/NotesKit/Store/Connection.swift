@@ -7,11 +7,15 @@ import CSQLite
 final class Connection {
     let db: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
+    private var inUse: [Statement] = []
 
     /// Opens (or creates) the database at `path`; `":memory:"` gives a private in-memory database.
-    init(path: String) throws {
+    /// A read-only connection never creates or writes the file.
+    init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -44,6 +48,10 @@ final class Connection {
     func prepare(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
             cached.reset()
+            if !cached.inUse {
+                cached.inUse = true
+                inUse.append(cached)
+            }
             return cached
         }
         var raw: OpaquePointer?
@@ -51,7 +59,19 @@ final class Connection {
         guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
         let statement = Statement(raw, connection: self)
         statements[sql] = statement
+        statement.inUse = true
+        inUse.append(statement)
         return statement
+    }
+
+    /// Resets every statement used since the last call, so that none keeps a read transaction (and
+    /// with it an old snapshot of the file) open between calls. The store calls it after each use.
+    func finishStatements() {
+        for statement in inUse {
+            statement.reset()
+            statement.inUse = false
+        }
+        inUse.removeAll(keepingCapacity: true)
     }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling back
@@ -60,9 +80,11 @@ final class Connection {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            finishStatements()
             try execute("COMMIT")
             return result
         } catch {
+            finishStatements()
             if sqlite3_get_autocommit(db) == 0 { _ = try? execute("ROLLBACK") }
             throw error
         }
@@ -88,7 +110,13 @@ final class Connection {
         default: kind = .storage
         }
         var text = message
-        if code & 0xFF == SQLITE_NOTADB { text = "the file is not a database (\(message))" }
+        switch code & 0xFF {
+        case SQLITE_NOTADB: text = "the file is not a database (\(message))"
+        case SQLITE_CORRUPT: text = "the store file is damaged (\(message)); restore it from a backup"
+        case SQLITE_READONLY: text = "the store cannot be written (\(message)): it was opened read-only, or the file or its folder is not writable"
+        case SQLITE_FULL: text = "the disk is full (\(message)); free some space and try again: nothing of this write was saved"
+        default: break
+        }
         return NotesError(kind, text, sqliteCode: code)
     }
 }
@@ -103,6 +131,8 @@ private let emptyCString: UnsafePointer<CChar> = {
 final class Statement {
     private var raw: OpaquePointer?
     private unowned let connection: Connection
+    /// Listed in the connection's statements to reset after the current call.
+    var inUse = false
 
     init(_ raw: OpaquePointer, connection: Connection) {
         self.raw = raw

@@ -60,16 +60,18 @@ extension Store {
             """, then: ArticleStore.rebuildIndex),
     ]
 
-    static func configure(_ db: Connection, inMemory: Bool) throws {
+    static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
         try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB.
-        if !inMemory { try db.execute("PRAGMA journal_mode = WAL") }
+        if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
+        if readOnly { _ = try scalar(db, "SELECT count(*) FROM sqlite_schema") }
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
     }
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not
     /// touch: a database of another application, or one migrated by a newer NotesKit.
-    static func migrate(_ db: Connection) throws {
+    static func migrate(_ db: Connection, readOnly: Bool) throws {
+        if readOnly { return try checkSchema(db) }
         try db.transaction {
             let appID = try scalar(db, "PRAGMA application_id")
             let tables = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -95,10 +97,31 @@ extension Store {
         }
     }
 
+    /// For a read-only store: refuses a file whose schema is not exactly this library's.
+    static func checkSchema(_ db: Connection) throws {
+        guard try scalar(db, "PRAGMA application_id") == applicationID else {
+            throw NotesError(.schema, "this file is not a NotesKit store (or it was never opened writable)")
+        }
+        var applied: [String] = []
+        let stmt = try db.prepare("SELECT name FROM migrations ORDER BY id")
+        defer { stmt.reset() }
+        while try stmt.step() { applied.append(stmt.text(0)) }
+        let known = migrations.map(\.name)
+        if let unknown = applied.first(where: { !known.contains($0) }) {
+            throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\"); upgrade noteskit to open it")
+        }
+        if applied.count < known.count {
+            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")
+        }
+    }
+
     /// The store's random secret that signs its cursors, made on first use.
     static func cursorSecret(_ db: Connection) throws -> UInt64 {
-        try db.transaction {
-            let select = try db.prepare("SELECT value FROM meta WHERE key = 'cursor_secret'")
+        let select = try db.prepare("SELECT value FROM meta WHERE key = 'cursor_secret'")
+        defer { select.reset() }
+        if try select.step() { return UInt64(bitPattern: select.int64(0)) }
+        select.reset()
+        return try db.transaction {
             if try select.step() { return UInt64(bitPattern: select.int64(0)) }
             let secret = UInt64.random(in: 1...UInt64.max)
             let insert = try db.prepare("INSERT INTO meta(key, value) VALUES ('cursor_secret', ?)")
@@ -110,6 +133,7 @@ extension Store {
 
     static func scalar(_ db: Connection, _ sql: String) throws -> Int64 {
         let stmt = try db.prepare(sql)
+        defer { stmt.reset() }
         return try stmt.step() ? stmt.int64(0) : 0
     }
 }

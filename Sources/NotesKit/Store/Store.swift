@@ -31,12 +31,16 @@ public final class Store: @unchecked Sendable {
     private let nextSubscriberToken = Atomic<Int64>(1)
     let cursors: CursorCodec
 
-    private init(path: String?, connection: Connection) throws {
+    /// True when opened with `readOnly`: every write fails with `.readOnly`.
+    public let isReadOnly: Bool
+
+    private init(path: String?, connection: Connection, readOnly: Bool = false) throws {
         self.path = path
         self.connection = connection
+        self.isReadOnly = readOnly
         do {
-            try Store.configure(connection, inMemory: path == nil)
-            try Store.migrate(connection)
+            try Store.configure(connection, inMemory: path == nil, readOnly: readOnly)
+            try Store.migrate(connection, readOnly: readOnly)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
         } catch {
             connection.close()
@@ -46,17 +50,20 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store file at `path`, creating it (and its schema) if it does not exist.
     ///
+    /// With `readOnly`, the file must exist and is never written (every write fails with
+    /// `.readOnly`); it must already have this library's schema.
+    ///
     /// Fails with `.storage` for a folder or an unreachable path, `.corrupt` for a file that is not
     /// a database, and `.schema` for a database that is not a NotesKit store or was written by a
     /// newer NotesKit (such a file is never altered).
-    public static func open(path: String) throws -> Store {
+    public static func open(path: String, readOnly: Bool = false) throws -> Store {
         guard !path.isEmpty else { throw NotesError(.invalidArgument, "the store path is empty") }
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw NotesError(.storage, "cannot open \(path): it is a folder, not a store file")
         }
-        return try Store(path: path, connection: Connection(path: path))
+        return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly)
     }
 
     /// A private in-memory store, gone when closed: for tests and scratch work.
@@ -83,6 +90,7 @@ public final class Store: @unchecked Sendable {
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try lock.withLock { _ in
             guard let connection else { throw NotesError(.closed, "the store is closed") }
+            defer { connection.finishStatements() }
             return try body(connection)
         }
     }
@@ -92,6 +100,7 @@ public final class Store: @unchecked Sendable {
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         let (result, changes): (T, [Change]) = try lock.withLock { _ in
             guard let connection else { throw NotesError(.closed, "the store is closed") }
+            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction { try body(context) }
             return (result, context.changes)

@@ -56,22 +56,55 @@ public struct JSONSyntaxError: Error, Sendable {
 extension JSONValue {
     /// Parses one JSON document; anything but white space after it is an error.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(Array(bytes))
-        return try parser.parseDocument()
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            var parser = JSONParser(buffer)
+            return try parser.parseDocument()
+        }
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
+
+    /// Parses a document that must be an array, handing each element to `body` as soon as it is
+    /// read, so that a large array is never held whole. `body` gets the element's index.
+    /// A syntax error, or a document that is not an array, throws `JSONSyntaxError`; an error
+    /// thrown by `body` stops the parse and is rethrown.
+    public static func forEachElement(ofArray bytes: UnsafeBufferPointer<UInt8>,
+                                      _ body: (Int, JSONValue) throws -> Void) throws {
+        var parser = JSONParser(bytes)
+        parser.skipSpace()
+        guard parser.i < bytes.count, bytes[parser.i] == 91 else { throw parser.fail("expected a JSON array") }
+        parser.i += 1
+        parser.skipSpace()
+        var index = 0
+        if parser.i < bytes.count, bytes[parser.i] == 93 {
+            parser.i += 1
+        } else {
+            while true {
+                try body(index, try parser.parseValue())
+                index += 1
+                parser.skipSpace()
+                guard parser.i < bytes.count else { throw parser.fail("unexpected end of JSON") }
+                if bytes[parser.i] == 44 { parser.i += 1; continue }
+                if bytes[parser.i] == 93 { parser.i += 1; break }
+                throw parser.fail("expected ',' or ']' in JSON array")
+            }
+        }
+        parser.skipSpace()
+        guard parser.i == bytes.count else { throw parser.fail("unexpected text after the JSON value") }
+    }
 }
 
 struct JSONParser {
-    let b: [UInt8]
+    /// The bytes being parsed; the caller keeps them alive for the parser's lifetime.
+    let b: UnsafeBufferPointer<UInt8>
     var i = 0
     var depth = 0
     static let maxDepth = 512
 
-    init(_ bytes: [UInt8]) { b = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { b = bytes }
 
     func fail(_ message: String) -> JSONSyntaxError {
         var line = 1, column = 1
@@ -176,7 +209,7 @@ struct JSONParser {
             guard i < b.count, (48...57).contains(b[i]) else { throw fail("invalid number in JSON") }
             while i < b.count, (48...57).contains(b[i]) { i += 1 }
         }
-        let text = String(decoding: b[start..<i], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
         if integral, let v = Int64(text) { return .int(v) }
         guard let d = Double(text), d.isFinite else { throw fail("number out of range in JSON") }
         return .double(d)
@@ -207,11 +240,11 @@ struct JSONParser {
         while i < b.count, b[i] != 34, b[i] != 92, b[i] >= 0x20 { i += 1 }
         guard i < b.count else { throw fail("unterminated JSON string") }
         if b[i] == 34 {
-            let s = try validated(b[start..<i])
+            let s = try validated(UnsafeBufferPointer(rebasing: b[start..<i]))
             i += 1
             return s
         }
-        var out = Array(b[start..<i])
+        var out = Array(UnsafeBufferPointer(rebasing: b[start..<i]))
         while true {
             guard i < b.count else { throw fail("unterminated JSON string") }
             let c = b[i]
@@ -250,10 +283,10 @@ struct JSONParser {
                 throw fail("invalid escape in JSON string")
             }
         }
-        return try validated(out[...])
+        return try out.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try validated(buffer) }
     }
 
-    func validated(_ bytes: ArraySlice<UInt8>) throws(JSONSyntaxError) -> String {
+    func validated(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> String {
         guard let s = String(validating: bytes, as: UTF8.self) else { throw fail("invalid UTF-8 in JSON string") }
         return s
     }
@@ -273,25 +306,57 @@ public struct JSONWriter {
         bytes.append(34)
         var s = s
         s.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let n = utf8.count
             var runStart = 0
-            for k in 0..<utf8.count {
-                let c = utf8[k]
-                guard c < 0x20 || c == 34 || c == 92 else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<k]))
-                switch c {
-                case 34: bytes.append(92); bytes.append(34)
-                case 92: bytes.append(92); bytes.append(92)
-                case 10: bytes.append(92); bytes.append(110)
-                case 13: bytes.append(92); bytes.append(114)
-                case 9: bytes.append(92); bytes.append(116)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+            var k = 0
+            while k < n {
+                // Skip 8 bytes at a time while none needs escaping (SWAR: no byte < 0x20, '"' or '\\').
+                if k + 8 <= n {
+                    let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                    if !Self.needsEscape(w) {
+                        k += 8
+                        continue
+                    }
                 }
-                runStart = k + 1
+                let c = base[k]
+                if c < 0x20 || c == 34 || c == 92 {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - runStart))
+                    escape(c)
+                    runStart = k + 1
+                }
+                k += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart))
         }
+        bytes.append(34)
+    }
+
+    @inline(__always)
+    static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        let below20 = (w &- ones &* 0x20) & ~w & highs != 0
+        return below20 || hasZero(w ^ (ones &* 34)) || hasZero(w ^ (ones &* 92))
+    }
+
+    private mutating func escape(_ c: UInt8) {
+        switch c {
+        case 34: bytes.append(92); bytes.append(34)
+        case 92: bytes.append(92); bytes.append(92)
+        case 10: bytes.append(92); bytes.append(110)
+        case 13: bytes.append(92); bytes.append(114)
+        case 9: bytes.append(92); bytes.append(116)
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: [92, 117, 48, 48, hex.utf8Start[Int(c >> 4)], hex.utf8Start[Int(c & 15)]])
+        }
+    }
+
+    /// Writes a timestamp as a quoted ISO-8601 string, without building a `String`.
+    public mutating func timestamp(_ t: Timestamp) {
+        bytes.append(34)
+        t.writeISO8601(into: &bytes)
         bytes.append(34)
     }
 

@@ -25,13 +25,30 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// ISO-8601 in UTC with milliseconds, e.g. `2026-11-29T15:28:06.123Z`.
     public var iso8601: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        writeISO8601(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``iso8601`` as UTF-8 to `out`.
+    public func writeISO8601(into out: inout [UInt8]) {
         let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
         let seconds = msOfDay / 1000
-        var out = Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2)
-        out += "T" + Self.pad(seconds / 3600, 2) + ":" + Self.pad(seconds / 60 % 60, 2) + ":" + Self.pad(seconds % 60, 2)
-        out += "." + Self.pad(msOfDay % 1000, 3) + "Z"
-        return out
+        func two(_ v: Int64) {
+            out.append(UInt8(48 + v / 10))
+            out.append(UInt8(48 + v % 10))
+        }
+        func digits(_ value: Int64, _ width: Int) {
+            if width == 2 { return two(value) }
+            if width == 3 { out.append(UInt8(48 + value / 100)); return two(value % 100) }
+            two(value / 100)
+            two(value % 100)
+        }
+        digits(y, 4); out.append(45); digits(m, 2); out.append(45); digits(d, 2); out.append(84)
+        digits(seconds / 3600, 2); out.append(58); digits(seconds / 60 % 60, 2); out.append(58); digits(seconds % 60, 2)
+        out.append(46); digits(msOfDay % 1000, 3); out.append(90)
     }
 
     public var description: String { iso8601 }

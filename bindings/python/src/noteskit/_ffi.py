@@ -90,8 +90,9 @@ nk_free = _declare("nk_free", None, c_void_p)
 nk_last_error = _declare("nk_last_error", c_void_p)
 
 # ---- Store --------------------------------------------------------------------------------------
-# int32_t nk_store_open(const char *path, nk_store **out_store);
-nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_void_pp)
+# int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
+nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_int32, c_void_pp)
+NK_OPEN_READ_ONLY = 1
 # int32_t nk_store_open_memory(nk_store **out_store);
 nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
 # int32_t nk_store_close(nk_store *store);
@@ -167,12 +168,18 @@ def check(status: int) -> None:
         raise last_error()
 
 
+# The library always writes one well-formed JSON value, so the decoder's scanner can be called
+# directly (json.loads adds encoding detection and a trailing-text check: a third of the cost).
+_scan_json = json.JSONDecoder().scan_once
+_string_at = ctypes.string_at
+
+
 def take_json(pointer: Optional[int]) -> Any:
     """Decodes an owned JSON string and frees it."""
     if not pointer:
         raise NotesError("the library returned no result")
     try:
-        return json.loads(ctypes.string_at(pointer))
+        return _scan_json(_string_at(pointer).decode(), 0)[0]
     finally:
         nk_free(pointer)
 

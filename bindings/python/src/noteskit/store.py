@@ -14,6 +14,7 @@ from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .models import Article, Change, Page, SearchHit, format_time, parse_time
 
+_I64 = 2 ** 63
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -54,8 +55,11 @@ class Store:
         self.articles = Articles(self)
 
     @classmethod
-    def open(cls, path: PathLike) -> "Store":
+    def open(cls, path: PathLike, *, read_only: bool = False) -> "Store":
         """Opens the store file at ``path``, creating it if it does not exist.
+
+        With ``read_only=True`` the file must exist and is never written: every write raises
+        :class:`ReadOnlyError`.
 
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
@@ -63,7 +67,8 @@ class Store:
         """
         text = os.fspath(path)
         out = c_void_p()
-        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), byref(out)))
+        flags = _ffi.NK_OPEN_READ_ONLY if read_only else 0
+        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, byref(out)))
         return cls(out.value or 0, text)
 
     @classmethod
@@ -169,29 +174,23 @@ class Subscription:
         self.close()
 
 
-def _record(mapping: Mapping[str, Any], index: int, allowed: Iterable[str], times: Iterable[str]) -> Dict[str, Any]:
-    if not isinstance(mapping, Mapping):
-        raise InvalidArgumentError(f"record {index}: must be a mapping, got {type(mapping).__name__}", line=index)
-    out: Dict[str, Any] = {}
-    for key in allowed:
-        if key in mapping and mapping[key] is not None:
-            value = mapping[key]
-            out[key] = format_time(value, key) if key in times else value
-    unknown = set(mapping) - set(allowed)
-    if unknown:
-        raise ValidationError(f"record {index}: unknown field {sorted(unknown)[0]!r}", field=sorted(unknown)[0], line=index)
-    return out
+def _json_default(value: Any) -> Any:
+    """Serialises what ``json`` does not know in bulk records: datetimes and non-dict mappings."""
+    if isinstance(value, datetime):
+        return format_time(value, "time")
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise InvalidArgumentError(f"a record holds a {type(value).__name__}, which is not a str, bool, number or datetime")
 
 
-def _records_json(records: Iterable[Mapping[str, Any]], allowed: Iterable[str], times: Iterable[str]) -> bytes:
-    allowed = tuple(allowed)
-    times = tuple(times)
-    rows = [_record(r, i, allowed, times) for i, r in enumerate(records)]
-    data = json.dumps(rows, ensure_ascii=False)
+def _records_json(records: List[Any]) -> bytes:
+    """A list of record mappings as the JSON array the bulk calls take; the library checks the fields."""
     try:
-        return data.encode("utf-8")
+        return json.dumps(records, ensure_ascii=False, default=_json_default).encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidArgumentError("a record has text that is not valid Unicode (a lone surrogate)") from None
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"records cannot be sent: {e}") from None
 
 
 class Articles:
@@ -213,16 +212,17 @@ class Articles:
         ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text). A failure names the
         record (``line``, 0-based) and the field.
         """
-        payload = _records_json(records, ("title", "content", "uid", "created_at", "updated_at"),
-                                ("created_at", "updated_at"))
-        rows = _ffi.call_json(_ffi.nk_article_create_many, self._store.handle, payload)
-        return [Article._from_json(r) for r in rows]
+        records = list(records)
+        created = _ffi.call_json(_ffi.nk_article_create_many, self._store.handle, _records_json(records))
+        return [Article(c["id"], c["uid"], r["title"], r["content"], parse_time(c["created_at"]),
+                        parse_time(c["updated_at"]), 1) for c, r in zip(created, records)]
 
     def get(self, id: int) -> Article:
         """The article with ``id``; :class:`NotFoundError` if there is none."""
+        if type(id) is not int or not -_I64 <= id < _I64:  # _ffi.integer's checks, inlined for the hottest call
+            id = _ffi.integer(id, "id")
         out = c_void_p()
-        status = _ffi.nk_article_get(self._store.handle, _ffi.integer(id, "id"), byref(out))
-        if status:
+        if _ffi.nk_article_get(self._store.handle, id, byref(out)):
             raise _ffi.last_error()
         return Article._from_json(_ffi.take_json(out.value))
 

@@ -1,0 +1,56 @@
+import Testing
+@testable import NotesKit
+
+@Suite("Timestamps, UIDs and JSON")
+struct SupportTests {
+    @Test("ISO-8601 text round-trips to the millisecond", arguments: [
+        "1970-01-01T00:00:00.000Z", "2026-11-29T15:28:06.123Z", "0001-01-01T00:00:00.000Z",
+        "9999-12-31T23:59:59.999Z", "2000-02-29T12:00:00.001Z", "1969-12-31T23:59:59.999Z",
+    ])
+    func isoRoundTrip(text: String) throws {
+        let t = try #require(Timestamp(iso8601: text))
+        #expect(t.iso8601 == text)
+    }
+
+    @Test("offsets, fractions and spaces are understood")
+    func isoVariants() {
+        #expect(Timestamp(iso8601: "2026-11-29T16:28:06+01:00")?.iso8601 == "2026-11-29T15:28:06.000Z")
+        #expect(Timestamp(iso8601: "2026-11-29 15:28:06.123456Z")?.iso8601 == "2026-11-29T15:28:06.123Z")
+        #expect(Timestamp(iso8601: "2026-11-29T15:28:06.1Z")?.milliseconds == Timestamp(iso8601: "2026-11-29T15:28:06.100Z")?.milliseconds)
+    }
+
+    @Test("malformed times are refused", arguments: [
+        "", "2026-11-29", "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-29T24:00:00Z",
+        "2026-11-29T15:28:06", "2026-11-29T15:28:06.Z", "yesterday", "2026-11-29T15:28:06Zjunk",
+    ])
+    func isoRejects(text: String) {
+        #expect(Timestamp(iso8601: text) == nil)
+    }
+
+    @Test("random uids are version-4 UUIDs and normalise to lower case")
+    func uids() throws {
+        let uid = UID.random()
+        #expect(uid.count == 36 && Array(uid)[14] == "4")
+        #expect(try UID.normalized(uid.uppercased()) == uid)
+        #expect(throws: NotesError.self) { try UID.normalized("not-a-uuid") }
+    }
+
+    @Test("JSON parses what it writes, escapes included")
+    func jsonRoundTrip() throws {
+        let value = JSONValue.object([("a", .string("quote \" backslash \\ newline \n tab \t nul \u{0} 字 😀")),
+                                      ("b", .array([.int(-5), .double(1.5), .bool(true), .null]))])
+        var w = JSONWriter()
+        w.value(value)
+        #expect(try JSONValue.parse(w.bytes) == value)
+    }
+
+    @Test("malformed JSON is reported with its line", arguments: ["{", "[1,]", "{\"a\" 1}", "\"\\ud800\"", "01", "[1]x", "\n\n  nope"])
+    func jsonRejects(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test("deep nesting is an error, not a stack overflow")
+    func jsonDepth() {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(String(repeating: "[", count: 100_000)) }
+    }
+}
