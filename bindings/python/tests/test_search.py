@@ -1,0 +1,285 @@
+"""Search as the apps' users see it (design §4, Search; issue 4), through the public Python API."""
+from __future__ import annotations
+
+import ctypes
+import json
+import random
+import sqlite3
+import unicodedata
+from ctypes import byref, c_void_p
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import noteskit as nk
+from noteskit import _ffi
+
+import search_oracle as oracle
+
+BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def ids(page):
+    return [h.article.id for h in page]
+
+
+def test_a_two_character_chinese_word_is_found_inside_a_longer_text(store):
+    a = store.articles.create(title="日记", content="今天天气真好")
+    hits = store.articles.search("今天").items
+    assert ids(hits) == [a.id]
+    assert hits[0].spans == {"title": [], "content": [(0, 2)]}
+    assert store.articles.search("天").items[0].spans["content"] == [(1, 2), (2, 3)]
+    assert store.articles.search("天天").items[0].spans["content"] == [(1, 3)]
+
+
+@pytest.mark.parametrize("query", ["'", '"', "%", "_", "*", "\\", "' OR 1=1 --", "AND", "NEAR(", "^", "-", "a*b",
+                                   '"quoted"', "👨‍👩‍👧", "e\u0301", "שלום", "%_\\"])
+def test_every_character_of_a_query_is_matched_literally(store, query):
+    hit = store.articles.create(title="t", content=f"before {query} after")
+    store.articles.create(title="t", content="nothing special here: a b c")
+    got = store.articles.search(query).items
+    assert ids(got) == [hit.id]
+    start = len("before ")
+    assert got[0].spans["content"] == [(start, start + len(query))]
+
+
+def test_like_wildcards_match_only_themselves(store):
+    store.articles.create(title="t", content="100 percent")
+    store.articles.create(title="t", content="snake_case")
+    assert len(store.articles.search("%")) == 0
+    assert [h.article.content for h in store.articles.search("_")] == ["snake_case"]
+
+
+def test_search_is_case_insensitive_by_default_and_exact_on_request(store):
+    a = store.articles.create(title="Weather", content="STRASSE Straße ΣΊΣΥΦΟΣ")
+    assert ids(store.articles.search("weather")) == [a.id]
+    assert ids(store.articles.search("weather", case_sensitive=True)) == []
+    assert ids(store.articles.search("Weather", case_sensitive=True)) == [a.id]
+    assert store.articles.search("σίσυφος").items[0].spans["content"] == [(15, 22)]
+    # Simple case folding is one code point to one: ß is not "ss".
+    assert store.articles.search("straße").items[0].spans["content"] == [(8, 14)]
+    assert store.articles.search("strasse").items[0].spans["content"] == [(0, 7)]
+
+
+def test_composed_and_decomposed_forms_find_each_other(store):
+    composed = store.articles.create(title="t", content="café")
+    decomposed = store.articles.create(title="t", content="cafe\u0301 au lait")
+    for query in ("café", "cafe\u0301"):
+        got = {h.article.id: h.spans["content"] for h in store.articles.search(query)}
+        # The decomposed é is two code points in the stored text; its span covers both.
+        assert got == {composed.id: [(0, 4)], decomposed.id: [(0, 5)]}
+    assert ids(store.articles.search("cafe")) == []
+
+
+def test_spans_are_code_point_offsets_into_the_stored_fields(store):
+    a = store.articles.create(title="Hello hello", content="👍🏽 hello 世界 HELLO")
+    hit = store.articles.search("hello").items[0]
+    assert hit.spans == {"title": [(0, 5), (6, 11)], "content": [(3, 8), (12, 17)]}
+    assert [a.content[s:e] for s, e in hit.spans["content"]] == ["hello", "HELLO"]
+
+
+def test_the_field_argument_limits_where_a_query_matches(store):
+    in_title = store.articles.create(title="天气", content="x")
+    in_content = store.articles.create(title="x", content="天气")
+    assert ids(store.articles.search("天气", field="title")) == [in_title.id]
+    assert ids(store.articles.search("天气", field="content")) == [in_content.id]
+    assert ids(store.articles.search("天气", field="any")) == [in_content.id, in_title.id]
+    assert store.articles.search("天气", field="title").items[0].spans == {"title": [(0, 2)]}
+    assert store.articles.search("天气", field="content").items[0].spans == {"content": [(0, 2)]}
+
+
+def test_an_empty_query_lists_everything_newest_first(store):
+    made = store.articles.create_many([{"title": f"t{i}", "content": "c", "created_at": BASE + timedelta(minutes=i)}
+                                       for i in range(5)])
+    page = store.articles.search("", limit=3)
+    assert ids(page) == [a.id for a in made[::-1][:3]] and page.has_more
+    assert page.items[0].spans == {"title": [], "content": []}
+    assert ids(store.articles.search("", after=page.next_cursor)) == [made[1].id, made[0].id]
+
+
+def test_results_come_newest_first_by_created_time_then_id(store):
+    old = store.articles.create_many([{"title": "t", "content": "match", "created_at": BASE}])[0]
+    new = store.articles.create_many([{"title": "t", "content": "match", "created_at": BASE + timedelta(days=1)}])[0]
+    same = store.articles.create_many([{"title": "t", "content": "match", "created_at": BASE}] * 2)
+    assert ids(store.articles.search("match")) == [new.id, same[1].id, same[0].id, old.id]
+
+
+def test_paging_sees_every_hit_once_while_writers_keep_adding(store):
+    store.articles.create_many([{"title": "t", "content": f"hit {i}" if i % 3 else "miss"} for i in range(300)])
+    expected = ids(store.articles.search("hit", limit=1000))
+    seen, after = [], None
+    while True:
+        page = store.articles.search("hit", limit=7, after=after)
+        seen += ids(page)
+        store.articles.create(title="t", content="a new hit")  # newer than every page: never in this walk
+        if page.next_cursor is None:
+            break
+        after = page.next_cursor
+    assert seen == expected and len(set(seen)) == len(seen)
+
+
+def test_the_index_follows_updates_deletes_and_saved_drafts(store):
+    a = store.articles.create(title="t", content="old words")
+    store.articles.update(a.id, content="new words")
+    assert ids(store.articles.search("old")) == [] and ids(store.articles.search("new")) == [a.id]
+    d = store.articles.edit(a.id)
+    d.content = "drafted words"
+    assert ids(store.articles.search("drafted")) == []  # a draft is not saved text
+    d.save()
+    assert ids(store.articles.search("drafted")) == [a.id] and ids(store.articles.search("new")) == []
+    fresh = store.articles.new_draft(title="草稿")
+    fresh.content = "麒麟"
+    saved = fresh.save()
+    assert ids(store.articles.search("麒麟")) == [saved.id]
+    store.articles.delete(a.id)
+    assert ids(store.articles.search("words")) == []
+
+
+def index_rows(path):
+    with sqlite3.connect(path) as db:
+        return (db.execute("SELECT count(*) FROM article_grams").fetchone()[0],
+                db.execute("SELECT count(*) FROM article_blocks").fetchone()[0])
+
+
+def test_deleting_every_article_leaves_no_index_entries(db_path):
+    with nk.Store.open(db_path) as store:
+        made = store.articles.create_many([{"title": f"标题{i}", "content": "共同的内容 " * 50 + str(i)}
+                                           for i in range(400)])
+        assert index_rows(db_path) != (0, 0)
+        for a in made:
+            store.articles.delete(a.id)
+    assert index_rows(db_path) == (0, 0)
+
+
+def test_the_index_survives_reopening(db_path):
+    with nk.Store.open(db_path) as store:
+        a = store.articles.create(title="t", content="持久的索引")
+    with nk.Store.open(db_path) as store:
+        assert ids(store.articles.search("索引")) == [a.id]
+
+
+def test_reindex_rebuilds_the_same_results(db_path):
+    rng = random.Random(4)
+    with nk.Store.open(db_path) as store:
+        made = store.articles.create_many([{"title": "t", "content": "".join(rng.choice("天气真好abAB ") for _ in range(60))}
+                                           for _ in range(500)])
+        for a in made[::7]:
+            store.articles.update(a.id, content=a.content[::-1] + "气")
+        for a in made[::11]:
+            store.articles.delete(a.id)
+        queries = ["天气", "真好a", "b", "AB", "好 ", "气"]
+        before = [ids(store.articles.search(q, limit=1000)) for q in queries]
+        store.reindex()
+        assert [ids(store.articles.search(q, limit=1000)) for q in queries] == before
+
+
+def test_a_store_from_before_search_is_indexed_when_opened(db_path):
+    with nk.Store.open(db_path) as store:
+        a = store.articles.create(title="t", content="迁移之前的文章")
+    with sqlite3.connect(db_path) as db:  # make it look like a store written before migration 0003
+        db.execute("DROP TABLE article_grams")
+        db.execute("DROP TABLE article_blocks")
+        db.execute("DELETE FROM migrations WHERE name = '0003_search_index'")
+    with nk.Store.open(db_path) as store:
+        assert ids(store.articles.search("之前")) == [a.id]
+
+
+def test_a_query_with_a_nul_is_refused(store):
+    with pytest.raises(nk.ValidationError) as e:
+        store.articles.search("a\x00b")
+    assert e.value.field == "query"
+
+
+def test_a_query_over_ten_thousand_characters_is_refused_and_ten_thousand_is_fine(store):
+    store.articles.create(title="t", content="a" * 10_000)
+    assert len(store.articles.search("a" * 10_000)) == 1
+    with pytest.raises(nk.ValidationError, match="too long") as e:
+        store.articles.search("a" * 10_001)
+    assert e.value.field == "query"
+
+
+def test_a_forged_or_foreign_cursor_is_refused(store):
+    store.articles.create_many([{"title": "t", "content": "hit"}] * 3)
+    cursor = store.articles.search("hit", limit=1).next_cursor
+    forged = cursor[:-1] + ("0" if cursor[-1] != "0" else "1")
+    for bad in (forged, "garbage", store.articles.list(limit=1).next_cursor):
+        with pytest.raises(nk.ValidationError) as e:
+            store.articles.search("hit", after=bad)
+        assert e.value.field == "cursor"
+
+
+def test_bad_arguments_are_refused_with_the_field_named(store):
+    with pytest.raises(nk.ValidationError) as e:
+        store.articles.search("x", field="body")
+    assert e.value.field == "field"
+    with pytest.raises(nk.InvalidArgumentError):
+        store.articles.search("x", case_sensitive=1)
+    with pytest.raises(nk.InvalidArgumentError):
+        store.articles.search(b"x")
+    for limit in (0, 1001):
+        with pytest.raises(nk.ValidationError) as e:
+            store.articles.search("x", limit=limit)
+        assert e.value.field == "limit"
+
+
+def test_a_pathological_query_stays_linear(store):
+    store.articles.create(title="t", content="a" * 200_000)
+    assert len(store.articles.search("a" * 9_999 + "b")) == 0
+    assert store.articles.search("a" * 3).items[0].spans["content"][-1] == (199_995, 199_998)
+
+
+def test_search_iter_walks_every_hit(store):
+    store.articles.create_many([{"title": "t", "content": "hit" if i % 2 else "miss"} for i in range(50)])
+    assert len(list(store.articles.search_iter("hit", batch_size=7))) == 25
+
+
+def test_hostile_calls_at_the_c_abi_are_errors_not_crashes(store):
+    handle, out = store.handle, c_void_p()
+    NK_E_INVALID_ARGUMENT, NK_E_VALIDATION = 1, 2
+    assert _ffi.nk_article_search(handle, None, None, 0, 20, None, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"\xff", None, 0, 20, None, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", b"\xc3", 0, 20, None, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 2, 20, None, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", b"nope", 0, 20, None, byref(out)) == NK_E_VALIDATION
+    assert _ffi.nk_article_search(handle, b"x", None, 0, -1, None, byref(out)) == NK_E_VALIDATION
+    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, b"\xff", byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(None, b"x", None, 0, 20, None, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_store_reindex(None) == NK_E_INVALID_ARGUMENT
+    assert out.value is None
+    # NULL field means "any".
+    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, byref(out)) == 0
+    assert json.loads(ctypes.string_at(out.value)) == {"items": [], "next_cursor": None, "has_more": False}
+    _ffi.nk_free(out.value)
+
+
+def test_the_oracle_and_the_library_agree_on_a_larger_store_under_every_plan(monkeypatch):
+    """Big enough for posting lists to span several blocks, with updates and deletes in the middle."""
+    rng = random.Random(11)
+    alphabet = "天气真好今日的abAB Kk\u212a e\u0301é"
+
+    def text(most: int) -> str:
+        return "x" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, most)))
+
+    rows = [{"title": text(6), "content": text(80), "created_at": BASE + timedelta(seconds=rng.randint(0, 500))}
+            for _ in range(1500)]
+    with nk.Store.memory() as store:
+        made = store.articles.create_many(rows)
+        for a in rng.sample(made, 200):
+            store.articles.update(a.id, content=text(80))
+        for a in rng.sample(made, 150):
+            try:
+                store.articles.delete(a.id)
+            except nk.NotFoundError:
+                pass
+        stored = list(store.articles.iter())
+        queries = ["天气", "好", "ab", "K", "k", "é", "e", "\u0301", "天气真", "b A", "今日的a"]
+        for plan in ("auto", "scan", "index", "handover"):
+            monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+            for q in queries:
+                for field in ("any", "title", "content"):
+                    for case_sensitive in (False, True):
+                        expected = oracle.search(stored, q, field, case_sensitive)
+                        got = [(h.article.id, h.spans) for h in
+                               store.articles.search_iter(q, field=field, case_sensitive=case_sensitive, batch_size=97)]
+                        assert got == expected, (plan, q, field, case_sensitive)
