@@ -138,25 +138,31 @@ enum Gram {
 /// Records must be added in increasing id order.
 ///
 /// Each gram's postings are appended, already in the stored format (varint first id, then gaps),
-/// to a chain of 32-byte chunks in one arena, and grams are found through an open-addressing hash
-/// table: a posting costs a hash probe and a few byte writes, whatever the number of grams.
+/// to its record: the first 32 bytes inline (enough for most grams, which are rare), the rest in
+/// a chain of 32-byte chunks in one arena. Grams are found through an open-addressing hash table.
+/// A posting costs a hash probe, a record and (for frequent grams) a chunk: a few cache lines.
 ///
 /// It owns raw memory: call `release()` when done (and do not copy it).
 struct PostingAccumulator {
     private static let chunkSize = 32
     private static let chunkData = 28 // the last 4 bytes of a chunk link to the next one
+    private static let inlineBytes = 32
 
-    // Hash table: per slot, gram + 1 (0 = empty) and the gram's index.
+    /// One gram, on one cache line.
+    struct Record {
+        var gram: UInt64
+        var lastId: Int64
+        var count: Int32
+        var byteCount: Int32
+        var head: Int32 = -1 // first chunk, after the inline bytes
+        var tail: Int32 = -1
+        var inline: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    }
+
+    // Hash table: per slot, gram + 1 (0 = empty) and the gram's record index.
     private var slots: UnsafeMutablePointer<UInt64>
     private var slotCount: Int
-    // Per gram.
-    private(set) var grams = RawArray<UInt64>()
-    private var lastIds = RawArray<Int64>()
-    private(set) var counts = RawArray<Int32>()
-    private var byteCounts = RawArray<Int32>()
-    private var heads = RawArray<Int32>()
-    private var tails = RawArray<Int32>()
-    // Chunks.
+    private(set) var records = RawArray<Record>()
     private var arena = RawArray<UInt8>()
 
     init(expectedGrams: Int = 1 << 12) {
@@ -168,11 +174,15 @@ struct PostingAccumulator {
 
     mutating func release() {
         slots.deallocate()
-        grams.free(); lastIds.free(); counts.free(); byteCounts.free(); heads.free(); tails.free(); arena.free()
+        records.free()
+        arena.free()
     }
 
-    var isEmpty: Bool { grams.count == 0 }
-    var gramCount: Int { grams.count }
+    var isEmpty: Bool { records.count == 0 }
+    var gramCount: Int { records.count }
+
+    func gram(_ g: Int) -> UInt64 { records[g].gram }
+    func count(_ g: Int) -> Int32 { records[g].count }
 
     /// Records that `id` contains `gram` (repeats of the same gram and id are ignored).
     @inline(__always)
@@ -183,27 +193,21 @@ struct PostingAccumulator {
         while true {
             let s = slots[2 * h]
             if s == tag {
-                let g = Int(slots[2 * h + 1])
-                let last = lastIds[g]
+                let record = records.base.unsafelyUnwrapped + Int(slots[2 * h + 1])
+                let last = record.pointee.lastId
                 if last == id { return }
-                lastIds[g] = id
-                counts[g] += 1
-                append(UInt64(bitPattern: id &- last), gram: g)
+                record.pointee.lastId = id
+                record.pointee.count += 1
+                append(UInt64(bitPattern: id &- last), to: record)
                 return
             }
             if s == 0 {
-                let g = grams.count
+                let g = records.count
                 slots[2 * h] = tag
                 slots[2 * h + 1] = UInt64(g)
-                grams.append(gram)
-                lastIds.append(id)
-                counts.append(1)
-                byteCounts.append(0)
-                let chunk = newChunk()
-                heads.append(chunk)
-                tails.append(chunk)
-                append(UInt64(bitPattern: id), gram: g)
-                if grams.count * 2 > slotCount { grow() }
+                records.append(Record(gram: gram, lastId: id, count: 1, byteCount: 0))
+                append(UInt64(bitPattern: id), to: records.base.unsafelyUnwrapped + g)
+                if records.count * 2 > slotCount { grow() }
                 return
             }
             h = (h + 1) & mask
@@ -219,19 +223,23 @@ struct PostingAccumulator {
     }
 
     @inline(__always)
-    private mutating func append(_ value: UInt64, gram g: Int) {
+    private mutating func append(_ value: UInt64, to record: UnsafeMutablePointer<Record>) {
         var v = value
         while true {
             let byte = v < 0x80 ? UInt8(v) : UInt8(truncatingIfNeeded: v) | 0x80
-            var used = Int(byteCounts[g]) % Self.chunkData
-            if used == 0 && byteCounts[g] > 0 {
-                let chunk = newChunk()
-                setNext(of: tails[g], chunk)
-                tails[g] = chunk
-                used = 0
+            let n = Int(record.pointee.byteCount)
+            if n < Self.inlineBytes {
+                withUnsafeMutableBytes(of: &record.pointee.inline) { $0[n] = byte }
+            } else {
+                let used = (n - Self.inlineBytes) % Self.chunkData
+                if used == 0 {
+                    let chunk = newChunk()
+                    if record.pointee.tail >= 0 { setNext(of: record.pointee.tail, chunk) } else { record.pointee.head = chunk }
+                    record.pointee.tail = chunk
+                }
+                arena[Int(record.pointee.tail) * Self.chunkSize + used] = byte
             }
-            arena[Int(tails[g]) * Self.chunkSize + used] = byte
-            byteCounts[g] += 1
+            record.pointee.byteCount += 1
             if v < 0x80 { return }
             v >>= 7
         }
@@ -258,12 +266,14 @@ struct PostingAccumulator {
     /// The stored-format bytes of gram `g`'s postings (varint first id, then gaps).
     func bytes(of g: Int, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
-        var remaining = Int(byteCounts[g])
-        var chunk = Int(heads[g])
+        var record = records[g]
+        var remaining = Int(record.byteCount)
+        withUnsafeBytes(of: &record.inline) { out.append(contentsOf: $0.prefix(min(remaining, Self.inlineBytes))) }
+        remaining -= min(remaining, Self.inlineBytes)
+        var chunk = Int(record.head)
         while remaining > 0 {
             let take = min(remaining, Self.chunkData)
-            let base = chunk * Self.chunkSize
-            out.append(contentsOf: UnsafeBufferPointer(start: arena.base.unsafelyUnwrapped + base, count: take))
+            out.append(contentsOf: UnsafeBufferPointer(start: arena.base.unsafelyUnwrapped + chunk * Self.chunkSize, count: take))
             remaining -= take
             if remaining > 0 { chunk = next(of: chunk) }
         }
@@ -274,8 +284,8 @@ struct PostingAccumulator {
         let fresh = UnsafeMutablePointer<UInt64>.allocate(capacity: newCount * 2)
         fresh.initialize(repeating: 0, count: newCount * 2)
         let mask = newCount - 1
-        for g in 0..<grams.count {
-            let tag = grams[g] &+ 1
+        for g in 0..<records.count {
+            let tag = records[g].gram &+ 1
             var h = Int(truncatingIfNeeded: (tag &* 0x9E37_79B9_7F4A_7C15) >> 29) & mask
             while fresh[2 * h] != 0 { h = (h + 1) & mask }
             fresh[2 * h] = tag
@@ -288,10 +298,9 @@ struct PostingAccumulator {
 
     /// The gram indexes in ascending gram order.
     func sortedOrder() -> [Int] {
-        var order = [Int](0..<grams.count)
-        let g = grams
-        order.sort { g[$0] < g[$1] }
-        return order
+        var keyed = (0..<records.count).map { (records[$0].gram, $0) }
+        keyed.sort { $0.0 < $1.0 }
+        return keyed.map(\.1)
     }
 }
 

@@ -40,7 +40,7 @@ struct SearchIndex: Sendable {
         guard !documents.isEmpty else { return }
         var builder = KeyBuilder()
         defer { builder.release() }
-        var accumulator = PostingAccumulator(expectedGrams: min(documents.count * 64, 1 << 22))
+        var accumulator = PostingAccumulator(expectedGrams: min(documents.count * 16, 1 << 20))
         defer { accumulator.release() }
         for document in documents.sorted(by: { $0.id < $1.id }) {
             for (field, text) in document.fields {
@@ -108,9 +108,9 @@ struct SearchIndex: Sendable {
                                                   : "INSERT OR REPLACE INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
-            let gram = accumulator.grams[g]
+            let gram = accumulator.gram(g)
             accumulator.bytes(of: g, into: &bytes)
-            var df = Int64(accumulator.counts[g])
+            var df = Int64(accumulator.count(g))
             if !indexIsEmpty, let row = try gramRow(db, gram) {
                 let ids = Postings.decode(bytes)
                 let newest = try row.tail.last ?? newestBlockId(db, gram)
