@@ -283,3 +283,12 @@ def test_the_oracle_and_the_library_agree_on_a_larger_store_under_every_plan(mon
                         got = [(h.article.id, h.spans) for h in
                                store.articles.search_iter(q, field=field, case_sensitive=case_sensitive, batch_size=97)]
                         assert got == expected, (plan, q, field, case_sensitive)
+
+
+def test_a_read_only_store_can_be_searched_but_not_reindexed(db_path):
+    with nk.Store.open(db_path) as store:
+        a = store.articles.create(title="t", content="只读的商店")
+    with nk.Store.open(db_path, read_only=True) as store:
+        assert ids(store.articles.search("商店")) == [a.id]
+        with pytest.raises(nk.ReadOnlyError):
+            store.reindex()
