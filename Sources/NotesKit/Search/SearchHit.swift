@@ -53,17 +53,27 @@ struct SearchQuery {
         self.caseSensitive = caseSensitive
         foldedKey = SearchText.key(of: text, caseSensitive: false)
         key = caseSensitive ? SearchText.key(of: text, caseSensitive: true) : foldedKey
+        grams = Self.grams(of: foldedKey)
     }
 
     var isEmpty: Bool { key.isEmpty }
 
-    /// The distinct grams of the folded key (two or more code points).
-    var grams: [UInt64] {
-        guard foldedKey.count >= 2 else { return [] }
+    /// The most grams a query looks up: any subset of a query's grams still narrows to a superset
+    /// of the matches, and a long query is rare enough with a few dozen of them.
+    static let maxGrams = 64
+
+    /// The distinct grams of the folded key (two or more code points), at most `maxGrams` of
+    /// them, spread over the query.
+    let grams: [UInt64]
+
+    static func grams(of key: [UInt32]) -> [UInt64] {
+        guard key.count >= 2 else { return [] }
         var seen = Set<UInt64>()
         var out: [UInt64] = []
-        for j in 0..<(foldedKey.count - 1) {
-            let gram = Gram.make(foldedKey[j], UInt64(foldedKey[j + 1]), field: 0)
+        let positions = key.count - 1
+        let step = max(1, positions / maxGrams)
+        for j in stride(from: 0, to: positions, by: step) where out.count < maxGrams {
+            let gram = Gram.make(key[j], UInt64(key[j + 1]), field: 0)
             if seen.insert(gram).inserted { out.append(gram) }
         }
         return out
