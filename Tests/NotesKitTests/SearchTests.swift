@@ -59,6 +59,15 @@ struct SearchTests {
         }
     }
 
+    @Test("the shortcuts for ASCII and CJK agree with the Unicode data")
+    func infoShortcuts() {
+        SearchText.table.withUnsafeBufferPointer { table in
+            for v in Array(0..<0x80) + Array(0x4E00...0x9FFF) as [UInt32] {
+                #expect(SearchText.info(v, table) == SearchText.computeInfo(v), "U+\(String(v, radix: 16))")
+            }
+        }
+    }
+
     @Test("spans of a decomposed segment cover the whole segment in the stored text")
     func spansMapBack() throws {
         let store = try Store.memory()

@@ -46,6 +46,8 @@ struct SearchEngine<Target: SearchTarget> {
     let query: SearchQuery
     let limit: Int
     private let pattern: Pattern
+    private let prefilter: Prefilter?
+    private let fields: [(field: UInt64, column: Int32)]
     private var builder = KeyBuilder()
     private(set) var hits: [SearchHit<Target.Record>] = []
 
@@ -55,6 +57,8 @@ struct SearchEngine<Target: SearchTarget> {
         self.query = query
         self.limit = limit
         pattern = Pattern(query.key)
+        prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
+        fields = target.fields
     }
 
     /// Up to `limit + 1` hits after `position`, newest first.
@@ -162,7 +166,7 @@ struct SearchEngine<Target: SearchTarget> {
     private mutating func check(_ stmt: Statement) {
         var first: [Range<Int>] = [], second: [Range<Int>] = []
         var matched = query.isEmpty
-        for (k, (_, column)) in target.fields.enumerated() {
+        for (k, (_, column)) in fields.enumerated() {
             guard !query.isEmpty else { break }
             let found = stmt.withUTF8(column) { utf8 in
                 k == 0 ? find(in: utf8, into: &first) : find(in: utf8, into: &second)
@@ -170,12 +174,13 @@ struct SearchEngine<Target: SearchTarget> {
             if found { matched = true }
         }
         guard matched else { return }
-        let ranges = target.fields.count == 1 ? [first] : [first, second]
+        let ranges = fields.count == 1 ? [first] : [first, second]
         hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
     }
 
     /// The matches of the query in one field's text, as code-point ranges of the text.
     private mutating func find(in utf8: UnsafeBufferPointer<UInt8>, into out: inout [Range<Int>]) -> Bool {
+        if let prefilter, !prefilter.mayMatch(utf8) { return false }
         if let found = pattern.matches(utf8: utf8, fold: !query.caseSensitive, into: &out) { return found }
         // Text that is not plainly NFC: build its key segment by segment.
         builder.build(utf8, fold: !query.caseSensitive)

@@ -1,4 +1,7 @@
 @_spi(_Unicode) import Swift
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How search compares text: the *search key* of a text.
 ///
@@ -69,9 +72,14 @@ enum SearchText {
         }
     }
 
+    /// The facts of code point `v`: ASCII and the CJK Unified Ideographs without a memory access
+    /// (they are most of the text searched, and a table lookup per CJK character misses the cache),
+    /// the rest of planes 0 and 1 from the table, the others computed.
     @inline(__always)
     static func info(_ v: UInt32, _ table: UnsafeBufferPointer<UInt32>) -> UInt32 {
-        v < UInt32(tableSize) ? table[Int(v)] : computeInfo(v)
+        if v < 0x80 { return (v &- 0x41 < 26 ? v | 0x20 : v) | boundaryBit }
+        if v &- 0x4E00 < 0x5200 { return v | boundaryBit } // U+4E00...U+9FFF
+        return v < UInt32(tableSize) ? table[Int(v)] : computeInfo(v)
     }
 
     /// The search key of a query: NFC, then simple case folding unless `caseSensitive`.
@@ -209,5 +217,90 @@ struct KeyBuilder {
             }
         }
         segment.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A quick test on a text's raw UTF-8 that rules out most texts that cannot match, before any
+/// decoding: the text's key can only contain the query's chosen key code point `c` if the
+/// text's bytes contain `c` or a code point that becomes `c` (its case variants, and code points
+/// NFC replaces with something containing `c`, such as U+212A KELVIN SIGN for `k` or a CJK
+/// compatibility ideograph for its unified ideograph). A composite `c` (one NFC could build from
+/// several code points, like `é` or a Hangul syllable) gets no prefilter.
+struct Prefilter {
+    /// UTF-8 encodings of every code point that can put `c` into a key.
+    let needles: [[UInt8]]
+
+    /// For a query key: the prefilter on its most selective-looking eligible code point, or nil.
+    static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
+        let producers = fold ? Self.foldedProducers : Self.exactProducers
+        let eligible = Set(key).filter { isEligible($0) }
+        guard let c = eligible.max() else { return nil } // non-ASCII first, then late letters
+        var needles = [utf8(c)]
+        for x in producers[c] ?? [] { needles.append(utf8(x)) }
+        return Prefilter(needles: needles)
+    }
+
+    /// Whether `utf8` contains one of the needles. O(n) per needle: `memchr` for the needle's last
+    /// byte (for CJK a continuation byte, rarer than the lead byte), then a check of the bytes
+    /// before it.
+    func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress, utf8.count > 0 else { return false }
+        let end = base + utf8.count
+        for needle in needles {
+            let found = needle.withUnsafeBufferPointer { n -> Bool in
+                let width = n.count
+                guard let nb = n.baseAddress, width <= utf8.count else { return false }
+                let last = Int32(n[width - 1])
+                var from = base + (width - 1)
+                while from < end, let hit = memchr(from, last, end - from) {
+                    let at = hit.assumingMemoryBound(to: UInt8.self)
+                    if width == 1 || memcmp(at - (width - 1), nb, width - 1) == 0 { return true }
+                    from = UnsafePointer(at) + 1
+                }
+                return false
+            }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// A boundary code point that NFC never builds from others (no canonical decomposition).
+    static func isEligible(_ c: UInt32) -> Bool {
+        guard let scalar = Unicode.Scalar(c) else { return false }
+        let info = SearchText.table.withUnsafeBufferPointer { SearchText.info(c, $0) }
+        guard info & SearchText.boundaryBit != 0 else { return false }
+        if c < 0x80 || c &- 0x4E00 < 0x5200 { return true }
+        return String(scalar)._nfd.elementsEqual([scalar])
+    }
+
+    static func utf8(_ c: UInt32) -> [UInt8] {
+        Array(String(Unicode.Scalar(c) ?? "\u{FFFD}").utf8)
+    }
+
+    /// Key code point → the other code points whose key (as a lone code point, NFC then, when
+    /// folding, simple case folding) contains it. Built once from the Unicode data: the code points
+    /// NFC changes or that are not boundaries, and (when folding) those case folding changes.
+    static let foldedProducers = producers(fold: true)
+    static let exactProducers = producers(fold: false)
+
+    private static func producers(fold: Bool) -> [UInt32: [UInt32]] {
+        var out: [UInt32: [UInt32]] = [:]
+        let table = SearchText.table
+        var candidates: [UInt32] = []
+        for x in 0..<UInt32(SearchText.tableSize) {
+            let info = table[Int(x)]
+            let folds = fold && info & SearchText.scalarMask != x
+            if info & SearchText.boundaryBit == 0 || folds { candidates.append(x) }
+        }
+        candidates += Array(0x2F800...0x2FA1F) // CJK compatibility ideographs supplement (NFC singletons)
+        for x in candidates {
+            guard let scalar = Unicode.Scalar(x) else { continue }
+            var produced = Set<UInt32>()
+            for s in String(scalar)._nfc {
+                produced.insert(fold ? SearchText.computeInfo(s.value) & SearchText.scalarMask : s.value)
+            }
+            for k in produced where k != x { out[k, default: []].append(x) }
+        }
+        return out
     }
 }

@@ -292,3 +292,23 @@ def test_a_read_only_store_can_be_searched_but_not_reindexed(db_path):
         assert ids(store.articles.search("商店")) == [a.id]
         with pytest.raises(nk.ReadOnlyError):
             store.reindex()
+
+
+@pytest.mark.parametrize("stored, query, case_sensitive, found", [
+    ("\uf900", "\u8c48", False, True),    # a CJK compatibility ideograph is its unified ideograph in NFC
+    ("\u8c48", "\uf900", True, True),
+    ("x\u037ey", ";", True, True),        # GREEK QUESTION MARK is ';' in NFC
+    ("\u212a", "K", True, True),          # KELVIN SIGN is 'K' in NFC ...
+    ("\u212a", "k", False, True),         # ... and so 'k' when folded
+    ("\u212a", "k", True, False),
+    ("\u017f", "s", False, True),         # LONG S folds to s
+    ("\u017f", "s", True, False),
+    ("\u0958", "\u0915", False, True),    # an excluded composition stays decomposed in NFC
+    ("\u1e9b", "\u1e61", False, True),    # LONG S WITH DOT ABOVE folds to s with dot above
+])
+def test_code_points_that_nfc_or_folding_turn_into_others_are_found(store, stored, query, case_sensitive, found):
+    store.articles.create(title="t", content=stored)
+    hits = store.articles.search(query, case_sensitive=case_sensitive).items
+    assert bool(hits) == found
+    if found:
+        assert hits[0].spans["content"] == oracle.spans(stored, query, case_sensitive)
