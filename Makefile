@@ -53,6 +53,7 @@ test: swift-test py-test
 
 bench: lib venv
 	$(PY) benchmarks/store_bench.py
+	$(PY) benchmarks/chat_bench.py
 	$(PY) benchmarks/search_bench.py
 
 clean:
