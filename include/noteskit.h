@@ -222,8 +222,16 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const c
 int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
                           int64_t limit, const char *after, char **out_json);
 
-/* Rebuilds the search index from the stored text in one transaction (it is kept up to date by
- * every write; this is for repair). */
+/* Messages whose content contains query, newest first (sent_at, then id), in every conversation
+ * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). case_sensitive: 0 or 1.
+ * limit: 1..1000. after (nullable): a next_cursor of a search with the same conversation_id.
+ * *out_json (owned): {"items": [{"message": message, "spans": {"content": [[s, e], ...]}}, ...],
+ * "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+                          int64_t limit, const char *after, char **out_json);
+
+/* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
+ * (they are kept up to date by every write; this is for repair). */
 int32_t nk_store_reindex(nk_store *store);
 
 #ifdef __cplusplus

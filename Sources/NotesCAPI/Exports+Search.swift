@@ -30,6 +30,18 @@ public func nk_article_search(_ handle: OpaquePointer?, _ query: UnsafePointer<C
     }
 }
 
+@_cdecl("nk_message_search")
+public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ conversationId: Int64,
+                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let page = try store(handle).messages.search(
+            try string(query, "query"), conversation: conversationId == 0 ? nil : conversationId,
+            caseSensitive: try flag(caseSensitive, "case_sensitive"), limit: count(limit), after: try optionalString(after, "after"))
+        try put(JSONWriter.encode { $0.page(page) { w, hit in w.hit("message", hit.spans) { $0.message(hit.record) } } }, out)
+    }
+}
+
 @_cdecl("nk_store_reindex")
 public func nk_store_reindex(_ handle: OpaquePointer?) -> Int32 {
     call { try store(handle).reindex() }

@@ -58,6 +58,36 @@ struct SearchIndex: Sendable {
         for gram in Self.grams(of: document).sorted() { try remove(db, document.id, gram: gram) }
     }
 
+    /// Removes many records' entries (a conversation's messages): one by one for a few, else each
+    /// gram's postings are read once, filtered and written back. O(grams touched · their postings).
+    func remove(_ db: Connection, _ documents: [Document]) throws {
+        if documents.count <= 8 {
+            for document in documents { try remove(db, document) }
+            return
+        }
+        var removed: [UInt64: Set<Int64>] = [:]
+        for document in documents {
+            for gram in Self.grams(of: document) { removed[gram, default: []].insert(document.id) }
+        }
+        let dropBlocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
+        let dropGram = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
+        for (gram, ids) in removed.sorted(by: { $0.key < $1.key }) {
+            let kept = try postings(db, gram).filter { !ids.contains($0) }
+            dropBlocks.reset()
+            dropBlocks.bind(1, Int64(gram))
+            try dropBlocks.run()
+            if kept.isEmpty {
+                dropGram.reset()
+                dropGram.bind(1, Int64(gram))
+                try dropGram.run()
+                continue
+            }
+            let chunks = Postings.chunks(kept)
+            for chunk in chunks.dropLast() { try putBlock(db, gram, Array(chunk)) }
+            try putGram(db, gram, df: Int64(kept.count), tail: Array(chunks.last ?? []))
+        }
+    }
+
     /// Moves a record's entries from its old text to its new text: only grams that appear or
     /// disappear are touched.
     func replace(_ db: Connection, old: Document, new: Document) throws {

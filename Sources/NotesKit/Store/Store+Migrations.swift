@@ -81,7 +81,18 @@ extension Store {
                 ids BLOB NOT NULL,
                 PRIMARY KEY (gram, first)
             ) WITHOUT ROWID;
-            """, then: ArticleStore.rebuildIndex),
+            CREATE TABLE message_grams(gram INTEGER PRIMARY KEY, df INTEGER NOT NULL, tail BLOB NOT NULL);
+            CREATE TABLE message_blocks(
+                gram INTEGER NOT NULL,
+                first INTEGER NOT NULL,
+                ids BLOB NOT NULL,
+                PRIMARY KEY (gram, first)
+            ) WITHOUT ROWID;
+            CREATE INDEX messages_newest ON messages(sent_at, id);
+            """, then: { db in
+                try ArticleStore.rebuildIndex(db)
+                try MessageStore.rebuildIndex(db)
+            }),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {

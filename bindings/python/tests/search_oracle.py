@@ -95,3 +95,17 @@ def search(articles: Sequence, query: str, field: str = "any",
         if not q or any(found.values()):
             hits.append((a.id, found))
     return hits
+
+
+def search_messages(messages: Sequence, query: str, conversation=None,
+                    case_sensitive: bool = False) -> List[Tuple[int, Dict[str, List[Tuple[int, int]]]]]:
+    """(message id, spans) of every hit, newest first (sent_at, then id, descending)."""
+    q, _, _ = key(query, not case_sensitive)
+    hits = []
+    for m in sorted(messages, key=lambda m: (m.sent_at, m.id), reverse=True):
+        if conversation is not None and m.conversation_id != conversation:
+            continue
+        found = spans(m.content, query, case_sensitive)
+        if not q or found:
+            hits.append((m.id, {"content": found}))
+    return hits

@@ -176,12 +176,15 @@ def test_reindex_rebuilds_the_same_results(db_path):
 def test_a_store_from_before_search_is_indexed_when_opened(db_path):
     with nk.Store.open(db_path) as store:
         a = store.articles.create(title="t", content="迁移之前的文章")
+        m = store.conversations.create("c").send("迁移之前的消息")
     with sqlite3.connect(db_path) as db:  # make it look like a store written before migration 0003
-        db.execute("DROP TABLE article_grams")
-        db.execute("DROP TABLE article_blocks")
+        for table in ("article_grams", "article_blocks", "message_grams", "message_blocks"):
+            db.execute(f"DROP TABLE {table}")
+        db.execute("DROP INDEX messages_newest")
         db.execute("DELETE FROM migrations WHERE name = '0003_search_index'")
     with nk.Store.open(db_path) as store:
         assert ids(store.articles.search("之前")) == [a.id]
+        assert mids(store.messages.search("之前")) == [m.id]
 
 
 def test_a_query_with_a_nul_is_refused(store):
@@ -312,3 +315,83 @@ def test_code_points_that_nfc_or_folding_turn_into_others_are_found(store, store
     assert bool(hits) == found
     if found:
         assert hits[0].spans["content"] == oracle.spans(stored, query, case_sensitive)
+
+
+# ---- Messages -------------------------------------------------------------------------------------
+
+def mids(page):
+    return [h.message.id for h in page]
+
+
+def test_messages_are_searched_in_every_conversation_or_in_one(store):
+    alice, bob = store.conversations.create("Alice"), store.conversations.create("Bob")
+    m1 = alice.send("see you at 8")
+    m2 = bob.receive("YOU there? 今天天气真好")
+    assert mids(store.messages.search("you")) == [m2.id, m1.id]
+    assert mids(store.messages.search("you", conversation=alice.id)) == [m1.id]
+    assert store.messages.search("天气").items[0].spans == {"content": [(13, 15)]}
+    assert mids(store.messages.search("You", case_sensitive=True)) == []
+    assert mids(store.messages.search("")) == [m2.id, m1.id]
+
+
+def test_message_results_come_newest_first_by_sent_time_then_id(store):
+    conv = store.conversations.create("c")
+    made = store.messages.insert_many(conv.id, [
+        {"content": "ping", "from_me": True, "sent_at": BASE + timedelta(minutes=m)} for m in (5, 1, 5, 3)])
+    assert mids(store.messages.search("ping")) == [made[2].id, made[0].id, made[3].id, made[1].id]
+
+
+def test_message_search_pages_with_its_own_cursors(store):
+    alice, bob = store.conversations.create("Alice"), store.conversations.create("Bob")
+    store.messages.insert_many(alice.id, [{"content": f"hit {i}", "from_me": True} for i in range(30)])
+    store.messages.insert_many(bob.id, [{"content": "hit", "from_me": False}] * 5)
+    assert len(list(store.messages.search_iter("hit", batch_size=4))) == 35
+    assert len(list(store.messages.search_iter("hit", conversation=alice.id, batch_size=4))) == 30
+    cursor = store.messages.search("hit", conversation=alice.id, limit=2).next_cursor
+    for other in (None, bob.id):  # a cursor belongs to its scope
+        with pytest.raises(nk.ValidationError):
+            store.messages.search("hit", conversation=other, after=cursor)
+    with pytest.raises(nk.ValidationError):
+        store.messages.search("hit", after=store.messages.history(alice.id, limit=1).next_cursor)
+
+
+def test_deleting_messages_and_conversations_removes_their_entries(db_path):
+    with nk.Store.open(db_path) as store:
+        alice, bob = store.conversations.create("Alice"), store.conversations.create("Bob")
+        store.messages.insert_many(alice.id, [{"content": f"共同 message {i}", "from_me": True} for i in range(300)])
+        kept = bob.send("共同 kept")
+        gone = bob.send("単独")
+        store.messages.delete(gone.id)
+        assert mids(store.messages.search("単独")) == []
+        store.conversations.delete(alice.id)
+        assert mids(store.messages.search("共同")) == [kept.id]
+        assert mids(store.messages.search("message")) == []
+        store.messages.delete(kept.id)
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT count(*) FROM message_grams").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM message_blocks").fetchone()[0] == 0
+
+
+def test_reindex_rebuilds_message_search_too(store):
+    conv = store.conversations.create("c")
+    m = conv.send("重建索引")
+    store.reindex()
+    assert mids(store.messages.search("索引")) == [m.id]
+
+
+def test_bad_message_search_arguments_are_refused(store):
+    with pytest.raises(nk.NotFoundError):
+        store.messages.search("x", conversation=999)
+    with pytest.raises(nk.NotFoundError):
+        store.messages.search("x", conversation=0)
+    with pytest.raises(nk.ValidationError) as e:
+        store.messages.search("a\x00")
+    assert e.value.field == "query"
+    with pytest.raises(nk.InvalidArgumentError):
+        store.messages.search("x", case_sensitive="yes")
+    out = c_void_p()
+    assert _ffi.nk_message_search(store.handle, None, 0, 0, 20, None, byref(out)) == 1
+    assert _ffi.nk_message_search(store.handle, b"x", 0, 7, 20, None, byref(out)) == 1
+    assert _ffi.nk_message_search(store.handle, b"x", 42, 0, 20, None, byref(out)) == 3
+    assert _ffi.nk_message_search(store.handle, b"x", 0, 0, 20, None, None) == 1
+    assert out.value is None

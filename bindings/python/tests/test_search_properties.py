@@ -112,3 +112,45 @@ def test_the_oracle_itself_follows_the_documented_rules():
     assert oracle.spans("STRAẞE", "straße", False) == [(0, 6)]
     assert oracle.spans("K", "k", False) == [(0, 1)]
     assert oracle.spans("Kk", "k", True) == [(1, 2)]
+
+
+@st.composite
+def chats_and_queries(draw):
+    messages = draw(st.lists(st.tuples(st.integers(0, 2), non_blank, st.integers(0, 4)), min_size=1, max_size=16))
+    queries = []
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            source = draw(st.sampled_from([m[1] for m in messages]))
+            i = draw(st.integers(0, len(source) - 1))
+            q = source[i:draw(st.integers(i + 1, min(len(source), i + 5)))]
+        else:
+            q = draw(st.one_of(st.sampled_from(HOSTILE), text))
+        queries.append((q, draw(st.sampled_from([None, 0, 1, 2])), draw(st.booleans()), draw(st.integers(1, 4))))
+    return messages, queries
+
+
+@pytest.mark.parametrize("plan", ["auto", "index", "handover"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(case=chats_and_queries())
+def test_every_page_of_every_message_search_matches_the_oracle(plan, case, monkeypatch):
+    messages, queries = case
+    monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+    with nk.Store.memory() as store:
+        conversations = [store.conversations.create(f"c{k}").id for k in range(3)]
+        for k, conv in enumerate(conversations):
+            mine = [(c, m) for owner, c, m in messages if owner == k]
+            if mine:
+                store.messages.insert_many(conv, [{"content": c, "from_me": m % 2 == 0,
+                                                   "sent_at": BASE + timedelta(minutes=m)} for c, m in mine])
+        stored = [m for conv in conversations for m in store.messages.history(conv, limit=1000)]
+        if len(stored) > 2:
+            store.messages.delete(stored[0].id)
+            stored = stored[1:]
+        for q, owner, case_sensitive, limit in queries:
+            conversation = None if owner is None else conversations[owner]
+            expected = oracle.search_messages(stored, q, conversation, case_sensitive)
+            got = [(h.message.id, h.spans) for h in
+                   store.messages.search_iter(q, conversation=conversation, case_sensitive=case_sensitive,
+                                              batch_size=limit)]
+            assert got == expected, (q, conversation, case_sensitive)

@@ -11,7 +11,7 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .chat import Conversations, Messages
-from .models import Article, Change, Conversation, Message, Page, SearchHit
+from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
@@ -27,6 +27,6 @@ def library_version() -> str:
 __all__ = [
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
-    "LIBRARY_PATH", "LibraryError", "Message", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
+    "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

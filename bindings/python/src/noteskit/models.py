@@ -214,3 +214,26 @@ class SearchHit:
     @classmethod
     def _from_json(cls, d: Dict[str, Any]) -> "SearchHit":
         return cls(Article._from_json(d["article"]), _spans(d["spans"]))
+
+
+@dataclass(frozen=True)
+class MessageHit:
+    """One message found by :meth:`Messages.search`: the message and where the query matched.
+
+    ``spans`` is ``{"content": [(start, end), ...]}``: code-point offsets of every non-overlapping
+    match in ``message.content`` as stored, leftmost first.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     _ = conv.send("see you at 8")
+    ...     store.messages.search("YOU")[0].spans
+    {'content': [(4, 7)]}
+    """
+
+    message: Message
+    spans: Spans
+
+    @classmethod
+    def _from_json(cls, d: Dict[str, Any]) -> "MessageHit":
+        return cls(Message._from_json(d["message"]), _spans(d["spans"]))
