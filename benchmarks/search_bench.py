@@ -58,7 +58,10 @@ ABSENT_CHARS = "龘龖𪚥"
 
 
 class Corpus:
-    def __init__(self, n: int, seed: int = 20261129) -> None:
+    """``n`` articles (title, content of 100-500 characters), or with ``messages=True`` ``n``
+    messages of 5-80 characters (title empty)."""
+
+    def __init__(self, n: int, seed: int = 20261129, messages: bool = False) -> None:
         rng = random.Random(seed)
         pool = rng.sample(range(0x4E00, 0x9FA6), 3500)
         pool = [chr(c) for c in pool if chr(c) not in ABSENT_CHARS and chr(c) not in "".join(RARE)]
@@ -95,21 +98,24 @@ class Corpus:
 
         self.rows: List[Tuple[str, str]] = []
         for _ in range(n):
-            target = rng.randint(100, 500)
+            target = rng.randint(5, 80) if messages else rng.randint(100, 500)
             text = ""
             while len(text) < target:
                 text += sentence()
             if rng.random() < 0.1:
                 text = self.frequent_phrase + text
             if rng.random() < 0.05:
-                at = rng.randint(0, len(text))
+                at = rng.randint(0, max(0, min(len(text), target - 6)))
                 text = text[:at] + "今天天气真好" + text[at:]
             content = text[:target]
+            if messages:
+                self.rows.append(("", content.strip() or "ok"))
+                continue
             title = chinese(rng.randint(1, 4))[: rng.randint(4, 20)] if rng.random() < 0.6 else \
                 " ".join(rng.choice(ENGLISH) for _ in range(rng.randint(1, 3))).title()
             self.rows.append((title.strip() or "untitled", content))
         for word, count in RARE.items():
-            for k in rng.sample(range(n), min(count, n)):
+            for k in rng.sample(range(n), min(count * (5 if messages else 1), n)):
                 title, content = self.rows[k]
                 at = rng.randint(0, len(content))
                 self.rows[k] = (title, content[:at] + word + content[at:])
@@ -199,14 +205,19 @@ def size_of(path: Path) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small smoke run (10 000 articles)")
-    parser.add_argument("--articles", type=int, default=None)
+    parser.add_argument("--articles", type=int, default=None, help="articles (0 skips them)")
+    parser.add_argument("--messages", type=int, default=None, help="messages (0 skips them)")
     args = parser.parse_args()
-    n = args.articles or (10_000 if args.quick else 100_000)
+    articles = args.articles if args.articles is not None else (10_000 if args.quick else 100_000)
+    messages = args.messages if args.messages is not None else (100_000 if args.quick else 1_000_000)
     runs = 7 if args.quick else 21
 
     folder = Path(tempfile.mkdtemp(prefix="nk-search-bench-"))
     try:
-        run(folder, n, runs)
+        if articles:
+            run(folder, articles, runs)
+        if messages:
+            run_messages(folder, messages, runs)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -308,6 +319,96 @@ def run(folder: Path, n: int, runs: int) -> None:
     print()
     print(f"store file: {ours_size / 1e6:.1f} MB with the index ({size_of(vacuumed_path) / 1e6:.1f} MB vacuumed), "
           f"{bare_size / 1e6:.1f} MB without: {ours_size / bare_size:.2f}x (goal <= 2x; FTS5 trigram made it 3.3x)")
+
+
+MESSAGE_SCHEMA = """
+CREATE TABLE messages(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid TEXT NOT NULL UNIQUE,
+    conversation_id INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    from_me INTEGER NOT NULL,
+    sent_at INTEGER NOT NULL
+);
+CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
+"""
+
+
+def run_messages(folder: Path, n: int, runs: int, conversations: int = 100) -> None:
+    t, corpus = timed(lambda: Corpus(n, seed=7, messages=True))
+    print()
+    print(f"corpus: {n} messages in {conversations} conversations, "
+          f"{sum(len(c) for _, c in corpus.rows) / n:.0f} characters each on average (generated in {t:.1f} s)")
+    store = nk.Store.open(folder / "messages.db")
+    ids = [store.conversations.create(f"c{k}").id for k in range(conversations)]
+    per = n // conversations
+    base = corpus.start
+
+    def insert() -> None:
+        for k, conv in enumerate(ids):
+            rows = corpus.rows[k * per:(k + 1) * per]
+            store.messages.insert_many(conv, [{"content": c, "from_me": j % 2 == 0,
+                                               "sent_at": base + timedelta(seconds=(k * per + j))}
+                                              for j, (_, c) in enumerate(rows)])
+
+    t_ours, _ = timed(insert)
+    plain = sqlite3.connect(folder / "messages-plain.db", isolation_level=None)
+    plain.execute("PRAGMA journal_mode = WAL")
+    plain.execute("PRAGMA synchronous = NORMAL")
+    plain.executescript(MESSAGE_SCHEMA)
+    base_ms = int(base.timestamp() * 1000)
+    plain_rows = [(str(uuid.uuid4()), ids[i // per] if i // per < conversations else ids[-1], c, i % 2, base_ms + i * 1000)
+                  for i, (_, c) in enumerate(corpus.rows[:per * conversations])]
+
+    def executemany() -> None:
+        plain.execute("BEGIN")
+        plain.executemany("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)",
+                          plain_rows)
+        plain.execute("COMMIT")
+
+    t_peer, _ = timed(executemany)
+    total = per * conversations
+    print(f"{'insert_many (+index) vs executemany, rows/s':44} {total / t_ours:10.0f} {total / t_peer:10.0f} "
+          f"{t_peer / t_ours:7.2f}x  (throughput; the peer has no search index)")
+
+    in_memory = [(i + 1, c) for i, (_, c) in enumerate(corpus.rows[:total])][::-1]
+    like_sql = ("SELECT id, uid, conversation_id, content, from_me, sent_at FROM messages "
+                "WHERE content LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT 20")
+
+    def scan(q: str) -> list:
+        out = []
+        for row in in_memory:
+            if q in row[1]:
+                out.append(row)
+                if len(out) == 20:
+                    break
+        return out
+
+    print()
+    print(f"{'message query (first page of 20)':34} {'share':>6} {'ours ms':>9} {'LIKE ms':>9} {'scan ms':>9} "
+          f"{'LIKE/ours':>10} {'scan/ours':>10}")
+    summary: Dict[str, List[float]] = {}
+    for label, tier, q in corpus.queries():
+        share = corpus.document_frequency(q) / n
+        ours = p50(lambda: store.messages.search(q, limit=20), runs)
+        pattern = like_escape(q)
+        slow = tier in ("rare", "absent")
+        like = p50(lambda: plain.execute(like_sql, (pattern,)).fetchall(), 3 if slow else runs)
+        py = p50(lambda: scan(q), 3 if slow else runs)
+        print(f"{tier + ' ' + label + ' ' + repr(q):34} {share:6.1%} {ours:9.3f} {like:9.3f} {py:9.3f} "
+              f"{like / ours:9.1f}x {py / ours:9.1f}x")
+        summary.setdefault(tier + (" 1-char" if len(q) == 1 else ""), []).append(ours / like)
+        if slow and len(q) >= 2 and ours > 2.0:
+            print(f"  ^ over the 2 ms goal")
+    conv = ids[len(ids) // 2]
+    one = p50(lambda: store.messages.search("麒麟", conversation=conv, limit=20), runs)
+    print(f"{'rare 2 CJK in one conversation':34} {'':6} {one:9.3f}")
+    print()
+    print("goals: rare/absent (length >= 2) <= 2 ms p50 on the messages too")
+    for key, ratios in summary.items():
+        print(f"  {key:26} ours/LIKE time: worst {max(ratios):.3f}, best {min(ratios):.4f}")
+    store.close()
+    plain.close()
 
 
 if __name__ == "__main__":

@@ -105,6 +105,10 @@ struct ArticleSearchTarget: SearchTarget {
 
     func record(from stmt: Statement) -> Article { ArticleStore.article(from: stmt) }
 
+    /// Articles run to hundreds of characters (measured: about 1.5 µs a row at 300).
+    var scanRowCost: Double { 1.5 }
+    var verifyCost: Double { 2.5 }
+
     func position(of record: Article) -> CursorCodec.Position { .init(key: record.createdAt.milliseconds, id: record.id) }
 
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans {

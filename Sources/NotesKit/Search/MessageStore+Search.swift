@@ -113,6 +113,10 @@ struct MessageSearchTarget: SearchTarget {
 
     func record(from stmt: Statement) -> Message { MessageStore.message(from: stmt) }
 
+    /// Messages are short (measured: about 0.35 µs a row at 40 characters).
+    var scanRowCost: Double { 0.35 }
+    var verifyCost: Double { 1.5 }
+
     func position(of record: Message) -> CursorCodec.Position { .init(key: record.sentAt.milliseconds, id: record.id) }
 
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans { MatchSpans(content: ranges[0]) }

@@ -27,6 +27,10 @@ protocol SearchTarget {
 
     func record(from stmt: Statement) -> Record
     func position(of record: Record) -> CursorCodec.Position
+    /// Microseconds to read and check one row of a scan, and to fetch and check one candidate by
+    /// id, for this kind of record (see ``SearchCost``).
+    var scanRowCost: Double { get }
+    var verifyCost: Double { get }
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans
 }
 
@@ -102,6 +106,7 @@ struct SearchEngine<Target: SearchTarget> {
         }
         let count = max(try target.estimatedCount(db), 1)
         var estimate: Int64 = 0   // records that can match, at most
+        var likely = 0.0          // records that probably match
         var postings: Int64 = 0   // postings the index plan reads
         if query.foldedKey.count == 1 {
             // Sum the grams that start with the character, stopping once it is clearly frequent.
@@ -116,22 +121,28 @@ struct SearchEngine<Target: SearchTarget> {
                 }
             }
             estimate = min(estimate, count)
+            likely = Double(estimate)
         } else {
+            // A matching record has every gram of the query, so at most min(df) match. (Grams of
+            // real phrases go together, so this bound is usually close; when it is not, as for
+            // "aaa" against many "aa", the scan's budget hands over to the index.)
             for (field, _) in target.fields {
                 var dfs: [Int64] = []
                 for gram in query.grams { dfs.append(try target.index.documentFrequency(db, gram | field)) }
                 dfs.sort()
+                guard dfs[0] > 0 else { continue }
                 estimate += dfs[0]
                 postings += dfs.prefix(2).reduce(0, +)
             }
+            likely = Double(estimate)
         }
         if estimate == 0 { return .nothing }
         let page = Double(limit + 1)
-        let expectedRows = page * Double(count) / Double(estimate)
-        let scan = expectedRows * SearchCost.scanRow
+        let expectedRows = page * Double(count) / max(likely, 1)
+        let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
-            + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * SearchCost.verify
-        if scan <= index { return .scan(budget: Int(expectedRows * 4) + 64) }
+            + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
+        if scan <= index { return .scan(budget: Int(expectedRows * 3) + 48) }
         return .index
     }
 
@@ -266,13 +277,10 @@ struct SearchEngine<Target: SearchTarget> {
 }
 
 /// Rough costs in microseconds, measured on the benchmark machine; only their ratios matter.
+/// (Reading and checking a row depends on the length of the text: each target gives its own.)
 enum SearchCost {
-    /// Reading and checking one row of a scan.
-    static let scanRow = 2.0
     /// Stepping one entry of the sort-order index (ids only).
     static let walkRow = 0.15
-    /// Fetching one candidate by id and checking it.
-    static let verify = 2.5
     /// Looking up one candidate's sort key.
     static let sortKey = 1.0
     /// Decoding and merging one posting; reading one gram row or block.

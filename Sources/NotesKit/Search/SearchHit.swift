@@ -70,9 +70,9 @@ struct SearchQuery {
         guard key.count >= 2 else { return [] }
         var seen = Set<UInt64>()
         var out: [UInt64] = []
-        let positions = key.count - 1
-        let step = max(1, positions / maxGrams)
-        for j in stride(from: 0, to: positions, by: step) where out.count < maxGrams {
+        let count = key.count - 1
+        let step = max(1, count / maxGrams)
+        for j in stride(from: 0, to: count, by: step) where out.count < maxGrams {
             let gram = Gram.make(key[j], UInt64(key[j + 1]), field: 0)
             if seen.insert(gram).inserted { out.append(gram) }
         }
