@@ -71,19 +71,8 @@ struct Pattern {
                     let n = utf8.count
                     var i = 0, index = 0, k = 0
                     while i < n {
-                        let b0 = UInt32(utf8[i])
-                        var v: UInt32
-                        if b0 < 0x80 {
-                            v = b0; i += 1
-                        } else if b0 < 0xE0 {
-                            v = (b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F); i += 2
-                        } else if b0 < 0xF0 {
-                            v = (b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F); i += 3
-                        } else {
-                            v = (b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6
-                                | UInt32(utf8[i + 3] & 0x3F)
-                            i += 4
-                        }
+                        let (v, width) = SearchText.decode(utf8, i)
+                        i += width
                         let info = SearchText.info(v, table)
                         if info & SearchText.boundaryBit == 0 { clean = false; return }
                         let c = fold ? info & mask : v

@@ -106,22 +106,25 @@ struct SearchEngine<Target: SearchTarget> {
         }
         let count = max(try target.estimatedCount(db), 1)
         var estimate: Int64 = 0   // records that can match, at most
-        var likely = 0.0          // records that probably match
         var postings: Int64 = 0   // postings the index plan reads
         if query.foldedKey.count == 1 {
-            // Sum the grams that start with the character, stopping once it is clearly frequent.
-            let enough = max(Int64(limit + 1) * count / 32, 1)
+            // Sum the grams that start with the character, stopping once it is clearly frequent:
+            // past twice the count where a scan and the index cost the same.
+            let even = (Double(limit + 1) * Double(count) * target.scanRowCost / SearchCost.posting).squareRoot()
+            let enough = max(Int64(2 * even), 1)
             let stmt = try target.index.gramsStatement(db, in: Gram.range(startingWith: query.foldedKey[0]))
             defer { stmt.reset() }
-            while estimate < enough, try stmt.step() {
+            var rows = 0
+            while estimate < enough, rows < 2_000, try stmt.step() {
+                rows += 1
                 let (gram, df) = (stmt.int64(0), stmt.int64(1))
                 if target.fields.contains(where: { $0.field == UInt64(Gram.field(of: gram)) }) {
                     estimate += df
                     postings += df + Int64(Postings.blockBytes / 2)
                 }
             }
+            if rows == 2_000 { estimate = max(estimate, enough) } // thousands of grams: frequent
             estimate = min(estimate, count)
-            likely = Double(estimate)
         } else {
             // A matching record has every gram of the query, so at most min(df) match. (Grams of
             // real phrases go together, so this bound is usually close; when it is not, as for
@@ -134,11 +137,10 @@ struct SearchEngine<Target: SearchTarget> {
                 estimate += dfs[0]
                 postings += dfs.prefix(2).reduce(0, +)
             }
-            likely = Double(estimate)
         }
         if estimate == 0 { return .nothing }
         let page = Double(limit + 1)
-        let expectedRows = page * Double(count) / max(likely, 1)
+        let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
             + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost

@@ -82,6 +82,26 @@ enum SearchText {
         return v < UInt32(tableSize) ? table[Int(v)] : computeInfo(v)
     }
 
+    /// The code point at byte `i` of UTF-8 and its width. The bytes come from the store, so they
+    /// are valid UTF-8 unless the file was changed behind the library's back: a sequence cut short
+    /// by the end gives U+FFFD and the rest of the bytes, never a read past the end.
+    @inline(__always)
+    static func decode(_ utf8: UnsafeBufferPointer<UInt8>, _ i: Int) -> (UInt32, Int) {
+        let b0 = UInt32(utf8[i])
+        if b0 < 0x80 { return (b0, 1) }
+        let left = utf8.count - i
+        if b0 < 0xE0 {
+            guard left >= 2 else { return (0xFFFD, left) }
+            return ((b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F), 2)
+        }
+        if b0 < 0xF0 {
+            guard left >= 3 else { return (0xFFFD, left) }
+            return ((b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F), 3)
+        }
+        guard left >= 4 else { return (0xFFFD, left) }
+        return ((b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6 | UInt32(utf8[i + 3] & 0x3F), 4)
+    }
+
     /// The search key of a query: NFC, then simple case folding unless `caseSensitive`.
     static func key(of text: String, caseSensitive: Bool) -> [UInt32] {
         var builder = KeyBuilder()
@@ -129,19 +149,7 @@ struct KeyBuilder {
             var index = 0 // original code-point index of the next code point
             // Fast path: every code point is a boundary, NFC as it is: the key is the folding.
             while i < n {
-                let b0 = UInt32(utf8[i])
-                let v: UInt32
-                let width: Int
-                if b0 < 0x80 {
-                    v = b0; width = 1
-                } else if b0 < 0xE0 {
-                    v = (b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F); width = 2
-                } else if b0 < 0xF0 {
-                    v = (b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F); width = 3
-                } else {
-                    v = (b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6 | UInt32(utf8[i + 3] & 0x3F)
-                    width = 4
-                }
+                let (v, width) = SearchText.decode(utf8, i)
                 let info = SearchText.info(v, table)
                 if info & SearchText.boundaryBit == 0 {
                     // A code point that may combine or reorder: finish the text on the slow path,

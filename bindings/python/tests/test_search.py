@@ -395,3 +395,17 @@ def test_bad_message_search_arguments_are_refused(store):
     assert _ffi.nk_message_search(store.handle, b"x", 42, 0, 20, None, byref(out)) == 3
     assert _ffi.nk_message_search(store.handle, b"x", 0, 0, 20, None, None) == 1
     assert out.value is None
+
+
+def test_text_broken_behind_the_librarys_back_is_searched_without_a_crash(db_path):
+    with nk.Store.open(db_path) as store:
+        a = store.articles.create(title="t", content="a天")
+    with sqlite3.connect(db_path) as db:  # a truncated UTF-8 sequence at the end, and a stray byte
+        db.execute("UPDATE articles SET content = CAST(X'61E5A4' AS TEXT), title = CAST(X'FF74' AS TEXT) WHERE id = ?",
+                   (a.id,))
+    with nk.Store.open(db_path) as store:
+        for plan in ("scan", "index"):
+            for query in ("a", "天", "t", "\ufffd"):
+                store.articles.search(query)  # any answer, but an answer
+        store.reindex()
+        assert ids(store.articles.search("a")) == [a.id]
