@@ -40,6 +40,35 @@ enum Postings {
         }
     }
 
+    /// A tail: plain varint ids (no gaps), so that appending needs no knowledge of the last id.
+    static func decodeTail(_ bytes: UnsafeRawBufferPointer, into out: inout [Int64]) {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            var v: UInt64 = 0, shift: UInt64 = 0
+            while i < n {
+                let b = bytes[i]
+                i += 1
+                v |= UInt64(b & 0x7F) << shift
+                if b < 0x80 { break }
+                shift += 7
+            }
+            out.append(Int64(bitPattern: v))
+        }
+    }
+
+    static func encodeTail(_ ids: some Collection<Int64>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(ids.count * 3)
+        for id in ids { append(UInt64(bitPattern: id), to: &out) }
+        return out
+    }
+
+    /// The encoded size of `ids` as a tail.
+    static func tailSize(_ ids: some Collection<Int64>) -> Int {
+        ids.reduce(0) { $0 + size(UInt64(bitPattern: $1)) }
+    }
+
     static func decode(_ bytes: [UInt8]) -> [Int64] {
         var out: [Int64] = []
         bytes.withUnsafeBytes { decode($0, into: &out) }

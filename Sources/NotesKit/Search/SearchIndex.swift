@@ -9,10 +9,11 @@
 ///
 /// Storage, per kind of record:
 /// - `<kind>_grams(gram INTEGER PRIMARY KEY, df, tail BLOB)`: one row per gram with its document
-///   frequency and its newest postings (a rare gram lives entirely in this row);
+///   frequency and its newest postings, as plain varint ids so that a new record's id is
+///   *appended* by one statement, without reading the row (a rare gram lives entirely here);
 /// - `<kind>_blocks(gram, first, ids BLOB, PRIMARY KEY(gram, first)) WITHOUT ROWID`: older
-///   postings of frequent grams in blocks of at most ``Postings/blockBytes`` bytes, every block
-///   id below every tail id.
+///   postings in blocks of at most ``Postings/blockBytes`` bytes, varint gaps, every block id below
+///   every tail id. A tail that outgrows ``Postings/blockBytes`` moves into blocks whole.
 ///
 /// Every write of a record updates the index in the same transaction.
 struct SearchIndex: Sendable {
@@ -131,43 +132,40 @@ struct SearchIndex: Sendable {
         return grams
     }
 
-    /// Writes accumulated postings, in gram order, appending them to what each gram has.
+    /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
+    /// each gram's new ids (above all its ids) are appended to its tail by one upsert, and a tail
+    /// that grew too long is moved into blocks.
     private func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
-        let insertBlock = try db.prepare("INSERT INTO \(blocksTable)(gram, first, ids) VALUES (?, ?, ?)")
-        let putGram = try db.prepare(indexIsEmpty ? "INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)"
-                                                  : "INSERT OR REPLACE INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
+        let putRow = try db.prepare(indexIsEmpty
+            ? "INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)"
+            : "INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
             let gram = accumulator.gram(g)
             accumulator.bytes(of: g, into: &bytes)
-            var df = Int64(accumulator.count(g))
-            if !indexIsEmpty, let row = try gramRow(db, gram) {
-                let ids = Postings.decode(bytes)
-                let newest = try row.tail.last ?? newestBlockId(db, gram)
-                if let first = ids.first, let newest, first <= newest {
-                    // Not an append (cannot happen for new rows): insert one by one.
-                    for id in ids { try insert(db, id, gram: gram) }
-                    continue
-                }
-                df += row.df
-                bytes = Postings.encode(row.tail + ids)
+            let ids = Postings.decode(bytes)
+            var tail = ids
+            if indexIsEmpty && Postings.tailSize(ids) > Postings.blockBytes {
+                for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
+                tail = []
             }
-            if bytes.count > Postings.blockBytes {
-                let chunks = Postings.chunks(Postings.decode(bytes))
-                for chunk in chunks.dropLast() {
-                    insertBlock.reset()
-                    insertBlock.bind(1, Int64(gram)).bind(2, chunk[chunk.startIndex]).bind(3, blob: Postings.encode(chunk))
-                    try insertBlock.run()
-                }
-                bytes = Postings.encode(chunks.last ?? [])
+            putRow.reset()
+            putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
+            if try putRow.step(), putRow.int64(0) > Int64(Postings.blockBytes) {
+                putRow.reset()
+                try spill(db, gram)
             }
-            putGram.reset()
-            putGram.bind(1, Int64(gram)).bind(2, df).bind(3, blob: bytes)
-            try putGram.run()
         }
     }
 
-    /// Adds `id` to the postings of `gram`.
+    /// Moves a gram's whole tail into blocks.
+    private func spill(_ db: Connection, _ gram: UInt64) throws {
+        guard let row = try gramRow(db, gram), !row.tail.isEmpty else { return }
+        for chunk in Postings.chunks(row.tail) { try putBlock(db, gram, Array(chunk)) }
+        try putGram(db, gram, df: row.df, tail: [])
+    }
+
+    /// Adds `id` (of a record that already had postings elsewhere) to the postings of `gram`.
     func insert(_ db: Connection, _ id: Int64, gram: UInt64) throws {
         guard var row = try gramRow(db, gram) else {
             try putGram(db, gram, df: 1, tail: [id])
@@ -175,17 +173,15 @@ struct SearchIndex: Sendable {
         }
         if let tailFirst = row.tail.first, id > tailFirst {
             guard insertSorted(id, into: &row.tail) else { return }
-            let chunks = Postings.chunks(row.tail)
-            for chunk in chunks.dropLast() { try putBlock(db, gram, Array(chunk)) }
-            try putGram(db, gram, df: row.df + 1, tail: Array(chunks.last ?? []))
+            try putGram(db, gram, df: row.df + 1, tail: row.tail)
+            if Postings.tailSize(row.tail) > Postings.blockBytes { try spill(db, gram) }
             return
         }
         guard var block = try blockAtOrBefore(db, gram, id) ?? firstBlock(db, gram) else {
             // No blocks: everything is in the tail.
             guard insertSorted(id, into: &row.tail) else { return }
-            let chunks = Postings.chunks(row.tail)
-            for chunk in chunks.dropLast() { try putBlock(db, gram, Array(chunk)) }
-            try putGram(db, gram, df: row.df + 1, tail: Array(chunks.last ?? []))
+            try putGram(db, gram, df: row.df + 1, tail: row.tail)
+            if Postings.tailSize(row.tail) > Postings.blockBytes { try spill(db, gram) }
             return
         }
         let oldFirst = block[0]
@@ -232,7 +228,7 @@ struct SearchIndex: Sendable {
 
     private func putGram(_ db: Connection, _ gram: UInt64, df: Int64, tail: [Int64]) throws {
         let stmt = try db.prepare("INSERT OR REPLACE INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
-        stmt.bind(1, Int64(gram)).bind(2, df).bind(3, blob: Postings.encode(tail))
+        stmt.bind(1, Int64(gram)).bind(2, df).bind(3, blob: Postings.encodeTail(tail))
         try stmt.run()
     }
 
@@ -268,16 +264,6 @@ struct SearchIndex: Sendable {
         return ids
     }
 
-    private func newestBlockId(_ db: Connection, _ gram: UInt64) throws -> Int64? {
-        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? ORDER BY first DESC LIMIT 1")
-        stmt.bind(1, Int64(gram))
-        defer { stmt.reset() }
-        guard try stmt.step() else { return nil }
-        var ids: [Int64] = []
-        stmt.withBlob(0) { Postings.decode($0, into: &ids) }
-        return ids.last
-    }
-
     // MARK: - Reading
 
     struct GramRow {
@@ -291,7 +277,7 @@ struct SearchIndex: Sendable {
         defer { stmt.reset() }
         guard try stmt.step() else { return nil }
         var tail: [Int64] = []
-        stmt.withBlob(1) { Postings.decode($0, into: &tail) }
+        stmt.withBlob(1) { Postings.decodeTail($0, into: &tail) }
         return GramRow(df: stmt.int64(0), tail: tail)
     }
 
