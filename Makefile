@@ -53,7 +53,9 @@ test: swift-test py-test
 
 bench: lib venv
 	$(PY) benchmarks/store_bench.py
+	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
+	$(PY) benchmarks/exchange_bench.py
 	$(PY) benchmarks/search_bench.py
 
 clean:

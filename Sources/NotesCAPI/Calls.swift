@@ -42,13 +42,11 @@ enum LastError {
 
     static func set(_ error: NotesError) {
         var w = JSONWriter()
-        w.raw("{"); w.key("code"); w.int(Int64(error.kind.rawValue))
-        w.raw(","); w.key("kind"); w.string(error.kind.name)
-        w.raw(","); w.key("message"); w.string(error.message)
-        if let field = error.field { w.raw(","); w.key("field"); w.string(field) }
-        if let line = error.line { w.raw(","); w.key("line"); w.int(Int64(line)) }
-        if let code = error.sqliteCode { w.raw(","); w.key("sqlite_code"); w.int(Int64(code)) }
-        w.raw("}")
+        w.error(error)
+        if let code = error.sqliteCode {
+            w.bytes.removeLast()
+            w.raw(","); w.key("sqlite_code"); w.int(Int64(code)); w.raw("}")
+        }
         box().json = w.bytes
     }
 
@@ -123,12 +121,14 @@ enum Handles {
         case store = 1
         case layout = 2
         case subscription = 3
+        case rows = 4
 
         var name: String {
             switch self {
             case .store: "nk_store"
             case .layout: "nk_layout"
             case .subscription: "nk_subscription"
+            case .rows: "nk_rows"
             }
         }
     }

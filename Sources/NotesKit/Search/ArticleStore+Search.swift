@@ -36,15 +36,13 @@ extension ArticleStore {
         SearchIndex.Document(id: article.id, fields: [(SearchIndex.title, article.title), (SearchIndex.content, article.content)])
     }
 
-    static func indexNew(_ tx: WriteContext, _ articles: [Article]) throws {
-        try SearchIndex.articles.add(tx.connection, articles.map(searchDocument))
-    }
-
     static func indexChange(_ tx: WriteContext, from old: Article, to new: Article) throws {
+        try tx.flushSearch()
         try SearchIndex.articles.replace(tx.connection, old: searchDocument(old), new: searchDocument(new))
     }
 
     static func indexRemove(_ tx: WriteContext, _ article: Article) throws {
+        try tx.flushSearch()
         try SearchIndex.articles.remove(tx.connection, searchDocument(article))
     }
 

@@ -30,13 +30,12 @@ extension MessageStore {
 
     // MARK: - Index upkeep (called inside the write transactions of MessageStore and ConversationStore)
 
-    static func indexNew(_ tx: WriteContext, _ messages: [Message]) throws {
-        try SearchIndex.messages.add(tx.connection, messages.map {
-            SearchIndex.Document(id: $0.id, fields: [(SearchIndex.content, $0.content)])
-        })
+    static func searchDocument(_ message: Message) -> SearchIndex.Document {
+        SearchIndex.Document(id: message.id, fields: [(SearchIndex.content, message.content)])
     }
 
     static func indexRemove(_ tx: WriteContext, _ messages: [(id: Int64, content: String)]) throws {
+        try tx.flushSearch()
         try SearchIndex.messages.remove(tx.connection, messages.map {
             SearchIndex.Document(id: $0.id, fields: [(SearchIndex.content, $0.content)])
         })

@@ -409,3 +409,22 @@ def test_text_broken_behind_the_librarys_back_is_searched_without_a_crash(db_pat
                 store.articles.search(query)  # any answer, but an answer
         store.reindex()
         assert ids(store.articles.search("a")) == [a.id]
+
+
+def test_imported_articles_and_messages_are_searchable_and_a_replace_moves_their_entries(tmp_path):
+    with nk.Store.memory() as source:
+        a = source.articles.create(title="导入", content="进口的文章 imported")
+        source.conversations.create("c").send("进口的消息")
+        source.export(tmp_path / "backup.json")
+        source.articles.update(a.id, content="替换后的文章")
+        source.export(tmp_path / "newer.json")
+    with nk.Store.memory() as store:
+        store.import_(tmp_path / "backup.json")
+        assert [h.article.title for h in store.articles.search("进口")] == ["导入"]
+        assert [h.message.content for h in store.messages.search("进口")] == ["进口的消息"]
+        store.import_(tmp_path / "newer.json", on_conflict="replace")
+        assert ids(store.articles.search("进口的文章")) == []
+        assert [h.article.content for h in store.articles.search("替换")] == ["替换后的文章"]
+        before = [ids(store.articles.search(q)) for q in ("替换", "文章", "imported")]
+        store.reindex()
+        assert [ids(store.articles.search(q)) for q in ("替换", "文章", "imported")] == before

@@ -11,6 +11,9 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .chat import Conversations, Messages
+from .exchange import ExportReport, ImportReport
+from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
+                     Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
@@ -25,8 +28,10 @@ def library_version() -> str:
 
 
 __all__ = [
+    "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
+    "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
-    "Conversations", "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
+    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]
