@@ -39,6 +39,13 @@ struct SearchIndex: Sendable {
     /// new rows' ids are). O(total text + grams touched · log g).
     func add(_ db: Connection, _ documents: [Document]) throws {
         guard !documents.isEmpty else { return }
+        if documents.count <= 4 {
+            // A send or a save: append to each gram, no batch machinery.
+            for document in documents.sorted(by: { $0.id < $1.id }) {
+                for gram in Self.grams(of: document).sorted() { try append(db, gram, ids: [document.id]) }
+            }
+            return
+        }
         var builder = KeyBuilder()
         defer { builder.release() }
         var accumulator = PostingAccumulator(expectedGrams: min(documents.count * 16, 1 << 20))
@@ -136,9 +143,7 @@ struct SearchIndex: Sendable {
     /// each gram's new ids (above all its ids) are appended to its tail by one upsert, and a tail
     /// that grew too long is moved into blocks.
     private func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
-        let putRow = try db.prepare(indexIsEmpty
-            ? "INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)"
-            : "INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
+        let putRow = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
             let gram = accumulator.gram(g)
@@ -149,13 +154,24 @@ struct SearchIndex: Sendable {
                 for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
                 tail = []
             }
-            putRow.reset()
-            putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
-            if try putRow.step(), putRow.int64(0) > Int64(Postings.blockBytes) {
+            if indexIsEmpty {
                 putRow.reset()
-                try spill(db, gram)
+                putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
+                try putRow.run()
+            } else {
+                try append(db, gram, ids: tail)
             }
         }
+    }
+
+    /// Appends `ids` (above every id the gram has) to the gram's tail in one upsert; moves the
+    /// tail into blocks when it outgrows one.
+    private func append(_ db: Connection, _ gram: UInt64, ids: [Int64]) throws {
+        let upsert = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
+        upsert.bind(1, Int64(gram)).bind(2, Int64(ids.count)).bind(3, blob: Postings.encodeTail(ids))
+        let length = try upsert.step() ? upsert.int64(0) : 0
+        upsert.reset()
+        if length > Int64(Postings.blockBytes) { try spill(db, gram) }
     }
 
     /// Moves a gram's whole tail into blocks.
