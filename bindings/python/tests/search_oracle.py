@@ -11,6 +11,7 @@ code points, so the tests only draw code points assigned in Unicode 14.
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Dict, List, Sequence, Tuple
 
@@ -44,6 +45,7 @@ def fold(c: str) -> str:
     return lower if len(lower) == 1 else c
 
 
+@functools.lru_cache(maxsize=65536)
 def key(text: str, fold_case: bool) -> Tuple[str, List[int], List[int]]:
     """The search key of ``text`` and, per key code point, the original [start, end) it came from."""
     out: List[str] = []
