@@ -281,6 +281,8 @@ def run(folder: Path, n: int, runs: int) -> None:
         print(f"{tier + ' ' + label + ' ' + repr(q):34} {share:6.1%} {ours:9.3f} {like:9.3f} {py:9.3f} "
               f"{like / ours:9.1f}x {py / ours:9.1f}x")
         summary.setdefault(tier + (" 1-char" if len(q) == 1 else ""), []).append(ours / like)
+    listing = p50(lambda: store.articles.list(limit=20), runs)
+    print(f"{'for context: articles.list(limit=20)':34} {'':6} {listing:9.3f}   (no search: the cost of a page of 20 records)")
     print()
     print("goals: rare/absent (length >= 2) <= 2 ms p50; frequent first page <= 1.0x LIKE; 1-char never slower than LIKE")
     for key, ratios in summary.items():
@@ -403,6 +405,8 @@ def run_messages(folder: Path, n: int, runs: int, conversations: int = 100) -> N
     conv = ids[len(ids) // 2]
     one = p50(lambda: store.messages.search("麒麟", conversation=conv, limit=20), runs)
     print(f"{'rare 2 CJK in one conversation':34} {'':6} {one:9.3f}")
+    history = p50(lambda: store.messages.history(conv, limit=20), runs)
+    print(f"{'for context: history(limit=20)':34} {'':6} {history:9.3f}   (no search: the cost of a page of 20 records)")
     print()
     print("goals: rare/absent (length >= 2) <= 2 ms p50 on the messages too")
     for key, ratios in summary.items():
