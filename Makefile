@@ -69,6 +69,7 @@ bench: lib venv
 	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
 	$(PY) benchmarks/exchange_bench.py
+	$(PY) benchmarks/search_bench.py
 
 clean:
 	rm -rf .build $(VENV)
