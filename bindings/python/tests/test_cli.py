@@ -311,3 +311,77 @@ def test_heights_and_render_of_a_conversation_are_its_bubbles(sample_db: Path, t
                                   ["render", "/no/such/folder/out.png"], ["render", "x.png", "--conversation", "Nobody"]])
 def test_bad_layout_requests_are_error_messages(sample_db: Path, args: List[str]) -> None:
     refused(*args, db=sample_db)
+
+
+# ---- Search ----------------------------------------------------------------------------------------
+
+ON, OFF = "\x1b[1;30;43m", "\x1b[0m"
+
+
+def on_a_terminal(*args: str, env: Optional[Dict[str, str]] = None) -> str:
+    """Runs the command with its stdout on a pseudo-terminal, as a person at a terminal runs it."""
+    import pty
+
+    leader, follower = pty.openpty()
+    done = subprocess.run([str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE, timeout=60,
+                          env={**os.environ, "TERM": "xterm", **(env or {})})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: all read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert done.returncode == 0, done.stderr
+    return b"".join(chunks).decode()
+
+
+def test_search_finds_articles_newest_first_with_the_matches_highlighted_on_a_terminal(sample_db: Path) -> None:
+    screen = on_a_terminal("--db", str(sample_db), "search", "天气")
+    rows = screen.splitlines()
+    assert [r.split()[0] for r in rows] == ["#22", "#21", "#1"]
+    assert f"{ON}天气{OFF}预报" in rows[1] and f"今天{ON}天气{OFF}真好" in rows[2]
+    assert ON not in ok("search", "天气", db=sample_db)  # into a pipe or a file: plain text
+    assert f"{ON}天气{OFF}" in ok("search", "天气", "--color", "always", db=sample_db)
+    assert ON not in on_a_terminal("--db", str(sample_db), "search", "天气", env={"NO_COLOR": "1"})
+
+
+def test_search_hits_carry_their_spans_for_scripts(sample_db: Path) -> None:
+    hits = json_lines(ok("search", "ALICE", "--json", db=sample_db))
+    assert [h["title"] for h in hits] == ["Ideas for the trip"]
+    start, end = hits[0]["spans"]["content"][0]
+    assert hits[0]["content"][start:end] == "Alice"
+    assert json_lines(ok("search", "ALICE", "--case-sensitive", "--json", db=sample_db)) == []
+    assert [h["title"] for h in json_lines(ok("search", "咖啡", "--field", "title", "--json", db=sample_db))] == ["咖啡"]
+
+
+def test_search_of_messages_names_their_conversation(sample_db: Path) -> None:
+    lines = ok("search", "天气", "--messages", "--color", "never", db=sample_db).splitlines()
+    assert len(lines) == 2 and all("Alice" in line and "  me  " in line for line in lines)
+    only_mum = json_lines(ok("search", "车", "--conversation", "妈妈", "--json", db=sample_db))
+    assert only_mum and {m["conversation_id"] for m in only_mum} == {2}
+
+
+def test_an_empty_query_lists_everything_in_pages(sample_db: Path) -> None:
+    first = noteskit("search", "", "--limit", "20", "--json", db=sample_db)
+    cursor = first.stderr.split("--after ")[1].split(")")[0]
+    rest = json_lines(ok("search", "", "--limit", "20", "--after", cursor, "--json", db=sample_db))
+    assert [h["id"] for h in json_lines(first.stdout) + rest] == list(range(28, 0, -1))
+
+
+@pytest.mark.parametrize("query", ["%", "_", "*", "\\", "'", '"', "NEAR(", "🌈"])
+def test_search_queries_are_literal(sample_db: Path, query: str) -> None:
+    hits = json_lines(ok("search", query, "--json", db=sample_db))
+    everything = json_lines(ok("list", "--all", "--json", db=sample_db))
+    expected = [a["id"] for a in everything if query.casefold() in (a["title"] + "\n" + a["content"]).casefold()]
+    assert [h["id"] for h in hits] == expected
+
+
+@pytest.mark.parametrize("args", [["search", "x", "--limit", "0"], ["search", "x", "--after", "forged"],
+                                  ["search", "x", "--conversation", "Nobody"], ["search", "x" * 10_001]])
+def test_search_mistakes_are_error_messages(sample_db: Path, args: List[str]) -> None:
+    refused(*args, db=sample_db)

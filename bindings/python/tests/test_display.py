@@ -44,3 +44,13 @@ def test_a_conversation_shows_as_the_chat_app_drew_it(store: nk.Store) -> None:
     with store.layout(width=375) as layout:
         bubbles = layout.bubbles([m.id for m in conv.history()])
     assert (width, height) == (375, sum(b.row_height for b in bubbles))
+
+
+def test_search_hits_show_with_the_matches_marked(store: nk.Store) -> None:
+    store.articles.create(title="天气预报", content="明天<降温>，今天天气真好")
+    html = store.articles.search("天气")._repr_html_()
+    assert "<mark" in html and html.count("天气</mark>") == 2 and "&lt;降温&gt;" in html
+    conv = store.conversations.create("Alice")
+    conv.send("see you at 8")
+    html = store.messages.search("YOU")._repr_html_()
+    assert ">you</mark>" in html and "text-align:right" in html

@@ -336,6 +336,42 @@ def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
         print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {conversation.title}")
 
 
+# ---- Commands: search ---------------------------------------------------------------------------
+
+def cmd_search(store: Store, args: argparse.Namespace) -> None:
+    """Articles (or messages) containing the query, newest first, the matches highlighted on a terminal."""
+    colour = use_colour(args.color, sys.stdout)
+    if args.messages or args.conversation:
+        conversation = existing_conversation(store, args.conversation) if args.conversation else None
+        message_hits = store.messages.search(args.query, conversation=conversation.id if conversation else None,
+                                             case_sensitive=args.case_sensitive, limit=args.limit, after=args.after)
+        titles = {conversation.id: conversation.title} if conversation else {}
+        for hit in message_hits:
+            if args.json:
+                print(json.dumps({**record_dict(hit.message), "spans": hit.spans}, ensure_ascii=False))
+                continue
+            cid = hit.message.conversation_id
+            if cid not in titles:
+                titles[cid] = store.conversations.get(cid).title
+            print(f"#{hit.message.id:<5} {one_line(titles[cid], 12):<12}  "
+                  + message_line(hit.message, colour, hit.spans.get("content", ())))
+        cursor = message_hits.next_cursor
+    else:
+        article_hits = store.articles.search(args.query, field=args.field, case_sensitive=args.case_sensitive,
+                                             limit=args.limit, after=args.after)
+        for found in article_hits:
+            article = found.article
+            if args.json:
+                print(json.dumps({**record_dict(article), "spans": found.spans}, ensure_ascii=False))
+                continue
+            text, spans = snippet(article.content, found.spans.get("content", ()), 60)
+            print(f"#{article.id:<5} {local_time(article.created_at)}  "
+                  f"{marked(article.title, found.spans.get('title', ()), colour)}  · {marked(text, spans, colour)}")
+        cursor = article_hits.next_cursor
+    if cursor:
+        print(f"(more: the same search with --after {cursor})", file=sys.stderr)
+
+
 # ---- Commands: export and import ----------------------------------------------------------------
 
 def _transcript_options(store: Store, args: argparse.Namespace, importing: bool) -> Dict[str, Any]:
@@ -489,6 +525,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     delete = command("delete", cmd_delete, "delete articles (and what is derived from them)")
     delete.add_argument("ids", metavar="id", type=int, nargs="+")
+
+    search = command("search", cmd_search, "find articles (or messages) containing a text, matches highlighted")
+    search.add_argument("query", help="literal text: every character is itself (quotes, %%, *, emoji, CJK); '' lists all")
+    search.add_argument("--field", choices=("any", "title", "content"), default="any", help="where to look (default: any)")
+    search.add_argument("-s", "--case-sensitive", action="store_true", help="match case exactly (default: ignore case)")
+    search.add_argument("-m", "--messages", action="store_true", help="search chat messages instead of articles")
+    search.add_argument("--conversation", metavar="CONVERSATION", help="search the messages of one conversation")
+    search.add_argument("-n", "--limit", type=int, default=20, help="hits per page, 1 to 1000 (default: 20)")
+    search.add_argument("--after", metavar="CURSOR", help="the cursor printed after the previous page")
+    search.add_argument("--color", choices=COLOUR_CHOICES, default="auto",
+                        help="highlight matches: auto (on a terminal, unless NO_COLOR is set), always, never")
 
     chat = commands.add_parser("chat", parents=[common], help="conversations: send, receive, history, list",
                                description="Conversations and their messages. CONVERSATION is an id (12 or #12) "
