@@ -1,7 +1,8 @@
 # NotesKit — two commands on a fresh Debian machine:
 #   make demo   build everything, run examples/quickstart.py on the default store and the
 #               command-line tour (examples/cli_tour.sh) on a throwaway store
-#   make test   build everything and run every test (swift test + the pytest acceptance suite)
+#   make test   build everything and run every test (swift test, the pytest acceptance suite with
+#               the wheel, command-line and notebook tests, and mypy --strict)
 SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -eu -o pipefail -c
