@@ -323,20 +323,21 @@ def on_a_terminal(*args: str, env: Optional[Dict[str, str]] = None) -> str:
     import pty
 
     leader, follower = pty.openpty()
-    done = subprocess.run([str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE, timeout=60,
-                          env={**os.environ, "TERM": "xterm", **(env or {})})
+    process = subprocess.Popen([str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE,
+                               env={**os.environ, "TERM": "xterm", **(env or {})})
     os.close(follower)
     chunks = []
-    while True:
+    while True:  # read while it writes (a full terminal buffer would block it), until it closes
         try:
             chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed: all read
+        except OSError:  # EIO: the command exited and the terminal closed
             break
         if not chunk:
             break
         chunks.append(chunk)
     os.close(leader)
-    assert done.returncode == 0, done.stderr
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
     return b"".join(chunks).decode()
 
 
