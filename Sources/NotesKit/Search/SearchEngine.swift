@@ -212,14 +212,25 @@ struct SearchEngine<Target: SearchTarget> {
     // MARK: - Index
 
     /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
-    /// that match, ascending: each is checked against its text, once per search.
+    /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
+    /// outside the search's scope may be among them: candidates are scoped when fetched.)
     private mutating func pendingMatches() throws -> [Int64] {
         if let pending { return pending }
+        let columns = target.index.columns
+        let wanted = fields.compactMap { field in columns.firstIndex { $0.field == field.field }.map { Int32($0 + 1) } }
         var out: [Int64] = []
-        for id in try target.index.pendingIds(db) {
-            guard let stmt = try target.row(db, id) else { continue }
-            if match(stmt) != nil { out.append(id) }
-            stmt.reset()
+        var ranges: [Range<Int>] = []
+        for stmt in try target.index.pendingRecords(db) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                for column in wanted {
+                    ranges.removeAll(keepingCapacity: true)
+                    if stmt.withUTF8(column, { find(in: $0, into: &ranges) }) {
+                        out.append(stmt.int64(0))
+                        break
+                    }
+                }
+            }
         }
         pending = out
         return out

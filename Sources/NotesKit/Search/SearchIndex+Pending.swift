@@ -64,18 +64,16 @@ extension SearchIndex {
         return max(newest - (try indexedThrough(db)), 0) + changed
     }
 
-    /// The ids of the pending records that exist, ascending. O(log n + pending).
-    func pendingIds(_ db: Connection) throws -> [Int64] {
-        var ids: [Int64] = []
-        let changed = try db.prepare("SELECT p.id FROM search_pending p JOIN \(recordsTable) r ON r.id = p.id WHERE p.kind = ? ORDER BY p.id")
+    /// Statements over the pending records that exist, ascending by id, each selecting `id` and
+    /// then the searched columns (see ``selectTexts``): the changed ones, then the new ones.
+    /// O(log n + pending).
+    func pendingRecords(_ db: Connection) throws -> [Statement] {
+        let texts = columns.map { "r.\($0.name)" }.joined(separator: ", ")
+        let changed = try db.prepare("SELECT r.id, \(texts) FROM search_pending p JOIN \(recordsTable) r ON r.id = p.id WHERE p.kind = ? ORDER BY p.id")
         changed.bind(1, kind)
-        while try changed.step() { ids.append(changed.int64(0)) }
-        changed.reset()
-        let new = try db.prepare("SELECT id FROM \(recordsTable) WHERE id > ? ORDER BY id")
+        let new = try db.prepare("\(selectTexts) WHERE id > ? ORDER BY id")
         new.bind(1, try indexedThrough(db))
-        while try new.step() { ids.append(new.int64(0)) }
-        new.reset()
-        return ids
+        return [changed, new]
     }
 
     /// Takes every pending record into the index. O(their text + grams touched · log g).

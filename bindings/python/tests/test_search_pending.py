@@ -130,3 +130,24 @@ def test_messages_sent_since_the_fold_are_found_with_indexed_ones_in_every_scope
                            store.messages.search_iter(q, conversation=conversation, batch_size=9)]
                     assert got == expected, (plan, q, conversation)
         assert sent[0].id in [h.message.id for h in store.messages.search("there").items]
+
+
+def test_a_store_from_before_the_pending_set_keeps_its_index_when_opened(db_path, monkeypatch):
+    monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", "0")  # every write indexes its records, as before 0004
+    with nk.Store.open(db_path) as store:
+        a = store.articles.create(title="t", content="迁移之前的文章")
+        m = store.conversations.create("c").send("迁移之前的消息")
+    monkeypatch.delenv("NOTESKIT_SEARCH_FOLD")
+    with sqlite3.connect(db_path) as db:  # make it look like a store written before migration 0004
+        db.execute("DROP TABLE search_pending")
+        db.execute("DELETE FROM meta WHERE key LIKE '%_search_through'")
+        db.execute("DELETE FROM migrations WHERE name = '0004_search_pending'")
+    with nk.Store.open(db_path) as store:
+        assert pending(db_path) == (0, 0)
+        assert [h.article.id for h in store.articles.search("之前")] == [a.id]
+        b = store.articles.create(title="t2", content="之后的文章")
+        store.articles.update(a.id, content="改过的文章")
+        assert pending(db_path) == (1, 1)
+        assert [h.article.id for h in store.articles.search("文章")] == [b.id, a.id]
+        assert [h.article.id for h in store.articles.search("之前")] == []
+        assert [h.message.id for h in store.messages.search("之前")] == [m.id]
