@@ -17,7 +17,9 @@ argument checks, the call, the JSON across the ABI and the ``SearchHit`` objects
 
 Also measured: building the index (``store.reindex()``) against an FTS5 ``trigram`` rebuild of the
 same rows; the store file against the same store without the index (tables dropped, VACUUM); and
-``create_many`` of the corpus (which indexes as it goes) against ``executemany`` into the plain copy.
+``create_many`` of the corpus (which indexes as it goes) against ``executemany`` into the plain copy;
+and our query latencies again with 511 records pending (written one by one since the index last
+took records in: the most a search ever checks directly), against the same queries folded.
 
 Usage: ``python benchmarks/search_bench.py [--quick] [--articles N]``.
 """
@@ -194,6 +196,23 @@ CREATE INDEX articles_newest ON articles(created_at, id);
 """
 
 
+PENDING = 511  # one short of the fold threshold: the most records a search ever checks directly
+
+
+def pending_table(what: str, queries, before: Dict[str, float], search: Callable[[str], object], runs: int) -> None:
+    """Our latency again with PENDING records written one by one since the last fold (the worst
+    case of the pending set: they are checked one by one), against the same query folded."""
+    print()
+    print(f"{what + ' with ' + str(PENDING) + ' pending':34} {'':6} {'folded':>9} {'pending':>9} {'ratio':>9}")
+    worst = 0.0
+    for label, tier, q in queries:
+        t = p50(lambda: search(q), runs)
+        worst = max(worst, t - before[q])
+        print(f"{tier + ' ' + label + ' ' + repr(q):34} {'':6} {before[q]:9.3f} {t:9.3f} {t / before[q]:8.2f}x")
+    print(f"  most added by the pending set: {worst:.3f} ms")
+
+
+
 def like_escape(q: str) -> str:
     return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -271,6 +290,7 @@ def run(folder: Path, n: int, runs: int) -> None:
     print(f"{'query (first page of 20, field any)':34} {'share':>6} {'ours ms':>9} {'LIKE ms':>9} {'scan ms':>9} "
           f"{'LIKE/ours':>10} {'scan/ours':>10}")
     summary: Dict[str, List[float]] = {}
+    folded: Dict[str, float] = {}
     for label, tier, q in corpus.queries():
         share = corpus.document_frequency(q) / n
         ours = p50(lambda: store.articles.search(q, limit=20), runs)
@@ -281,12 +301,19 @@ def run(folder: Path, n: int, runs: int) -> None:
         print(f"{tier + ' ' + label + ' ' + repr(q):34} {share:6.1%} {ours:9.3f} {like:9.3f} {py:9.3f} "
               f"{like / ours:9.1f}x {py / ours:9.1f}x")
         summary.setdefault(tier + (" 1-char" if len(q) == 1 else ""), []).append(ours / like)
+        folded[q] = ours
     listing = p50(lambda: store.articles.list(limit=20), runs)
     print(f"{'for context: articles.list(limit=20)':34} {'':6} {listing:9.3f}   (no search: the cost of a page of 20 records)")
     print()
     print("goals: rare/absent (length >= 2) <= 2 ms p50; frequent first page <= 1.0x LIKE; 1-char never slower than LIKE")
     for key, ratios in summary.items():
         print(f"  {key:26} ours/LIKE time: worst {max(ratios):.3f}, best {min(ratios):.4f}")
+
+    # --- The same queries with the pending set at its largest: new articles saved one by one.
+    end = corpus.created_at(n - 1)
+    for k, (t, c) in enumerate(corpus.rows[:PENDING]):
+        store.articles.create_many([{"title": t, "content": c, "created_at": end + timedelta(minutes=k + 1)}])
+    pending_table("article query", corpus.queries(), folded, lambda q: store.articles.search(q, limit=20), runs)
 
     # --- Index build: reindex against an FTS5 trigram rebuild of the same rows.
     t_reindex, _ = timed(store.reindex)
@@ -390,9 +417,11 @@ def run_messages(folder: Path, n: int, runs: int, conversations: int = 100) -> N
     print(f"{'message query (first page of 20)':34} {'share':>6} {'ours ms':>9} {'LIKE ms':>9} {'scan ms':>9} "
           f"{'LIKE/ours':>10} {'scan/ours':>10}")
     summary: Dict[str, List[float]] = {}
+    folded: Dict[str, float] = {}
     for label, tier, q in corpus.queries():
         share = corpus.document_frequency(q) / n
         ours = p50(lambda: store.messages.search(q, limit=20), runs)
+        folded[q] = ours
         pattern = like_escape(q)
         slow = tier in ("rare", "absent")
         like = p50(lambda: plain.execute(like_sql, (pattern,)).fetchall(), 3 if slow else runs)
@@ -411,6 +440,10 @@ def run_messages(folder: Path, n: int, runs: int, conversations: int = 100) -> N
     print("goals: rare/absent (length >= 2) <= 2 ms p50 on the messages too")
     for key, ratios in summary.items():
         print(f"  {key:26} ours/LIKE time: worst {max(ratios):.3f}, best {min(ratios):.4f}")
+    # The same queries with the pending set at its largest: messages sent one by one.
+    for _, c in corpus.rows[:PENDING]:
+        store.messages.send(conv, c)
+    pending_table("message query", corpus.queries(), folded, lambda q: store.messages.search(q, limit=20), runs)
     store.close()
     plain.close()
 

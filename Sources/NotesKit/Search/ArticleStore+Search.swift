@@ -37,18 +37,15 @@ extension ArticleStore {
     }
 
     static func indexChange(_ tx: WriteContext, from old: Article, to new: Article) throws {
-        try tx.flushSearch()
-        try SearchIndex.articles.replace(tx.connection, old: searchDocument(old), new: searchDocument(new))
+        try tx.indexWillChange(.articles, searchDocument(old), newBytes: new.title.utf8.count + new.content.utf8.count)
     }
 
     static func indexRemove(_ tx: WriteContext, _ article: Article) throws {
-        try tx.flushSearch()
-        try SearchIndex.articles.remove(tx.connection, searchDocument(article))
+        try tx.indexWillChange(.articles, searchDocument(article))
     }
 
     static func rebuildIndex(_ db: Connection) throws {
-        try SearchIndex.articles.rebuild(db, select: "SELECT id, title, content FROM articles ORDER BY id",
-                                         fields: [SearchIndex.title, SearchIndex.content])
+        try SearchIndex.articles.rebuild(db)
     }
 }
 

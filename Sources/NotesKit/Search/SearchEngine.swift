@@ -43,7 +43,8 @@ protocol SearchTarget {
 ///   union of the grams starting with it), then check the candidates newest first.
 ///   Cheapest when the query is rare: the work is proportional to the postings read.
 /// A scan that runs past its budget hands over to the index from where it stopped, so a wrong
-/// guess costs at most the budget.
+/// guess costs at most the budget. The index plan also checks the pending records (the few not
+/// in the index yet, or changed since it took them in) and merges their matches in.
 struct SearchEngine<Target: SearchTarget> {
     let db: Connection
     let target: Target
@@ -54,6 +55,7 @@ struct SearchEngine<Target: SearchTarget> {
     private let fields: [(field: UInt64, column: Int32)]
     private var builder = KeyBuilder()
     private(set) var hits: [SearchHit<Target.Record>] = []
+    private var pending: [Int64]?
 
     init(db: Connection, target: Target, query: SearchQuery, limit: Int) {
         self.db = db
@@ -97,7 +99,7 @@ struct SearchEngine<Target: SearchTarget> {
 
     /// Estimates how many records can match (an upper bound from the document frequencies of the
     /// query's grams), then what a scan and what the index would cost to fill the page.
-    private func makePlan() throws -> Plan {
+    private mutating func makePlan() throws -> Plan {
         switch Self.forcedPlan {
         case "scan"?: return .scan(budget: Int.max)
         case "index"?: return .index
@@ -138,7 +140,7 @@ struct SearchEngine<Target: SearchTarget> {
                 postings += dfs.prefix(2).reduce(0, +)
             }
         }
-        if estimate == 0 { return .nothing }
+        if estimate == 0 { return try pendingMatches().isEmpty ? .nothing : .index }
         let page = Double(limit + 1)
         let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
@@ -177,6 +179,12 @@ struct SearchEngine<Target: SearchTarget> {
     /// Checks the row `stmt` is on; appends a hit when the query matches one of the fields.
     /// Allocates nothing for a row that does not match.
     private mutating func check(_ stmt: Statement) {
+        guard let ranges = match(stmt) else { return }
+        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+    }
+
+    /// The matches in each field of the row `stmt` is on, or nil when there is none.
+    private mutating func match(_ stmt: Statement) -> [[Range<Int>]]? {
         var first: [Range<Int>] = [], second: [Range<Int>] = []
         var matched = query.isEmpty
         for (k, (_, column)) in fields.enumerated() {
@@ -186,9 +194,8 @@ struct SearchEngine<Target: SearchTarget> {
             }
             if found { matched = true }
         }
-        guard matched else { return }
-        let ranges = fields.count == 1 ? [first] : [first, second]
-        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+        guard matched else { return nil }
+        return fields.count == 1 ? [first] : [first, second]
     }
 
     /// The matches of the query in one field's text, as code-point ranges of the text.
@@ -204,8 +211,33 @@ struct SearchEngine<Target: SearchTarget> {
 
     // MARK: - Index
 
+    /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
+    /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
+    /// outside the search's scope may be among them: candidates are scoped when fetched.)
+    private mutating func pendingMatches() throws -> [Int64] {
+        if let pending { return pending }
+        let columns = target.index.columns
+        let wanted = fields.compactMap { field in columns.firstIndex { $0.field == field.field }.map { Int32($0 + 1) } }
+        var out: [Int64] = []
+        var ranges: [Range<Int>] = []
+        for stmt in try target.index.pendingRecords(db) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                for column in wanted {
+                    ranges.removeAll(keepingCapacity: true)
+                    if stmt.withUTF8(column, { find(in: $0, into: &ranges) }) {
+                        out.append(stmt.int64(0))
+                        break
+                    }
+                }
+            }
+        }
+        pending = out
+        return out
+    }
+
     private mutating func searchIndex(after position: CursorCodec.Position?) throws {
-        let candidates = try self.candidates()
+        let candidates = Postings.union(try self.candidates(), try pendingMatches())
         if candidates.isEmpty { return }
         let count = Double(max(try target.estimatedCount(db), 1))
         let walk = Double(limit + 1) * count / Double(candidates.count) * SearchCost.walkRow
@@ -242,8 +274,8 @@ struct SearchEngine<Target: SearchTarget> {
         }
     }
 
-    /// The ids that may match, ascending: per field, the records that have every gram of the
-    /// query in that field; the union over the fields.
+    /// The ids the index says may match, ascending: per field, the records that have every gram
+    /// of the query in that field; the union over the fields. (Pending records are not in it.)
     private func candidates() throws -> [Int64] {
         var result: [Int64] = []
         for (field, _) in target.fields {

@@ -15,13 +15,25 @@
 ///   postings in blocks of at most ``Postings/blockBytes`` bytes, varint gaps, every block id below
 ///   every tail id. A tail that outgrows ``Postings/blockBytes`` moves into blocks whole.
 ///
-/// Every write of a record updates the index in the same transaction.
+/// A write does not touch these tables: it leaves its records to the pending set, which a later
+/// write folds in by the batch, in its transaction (see `SearchIndex+Pending.swift`).
 struct SearchIndex: Sendable {
     let gramsTable: String
     let blocksTable: String
+    /// The records' table, and its searched columns with their field bits.
+    let recordsTable: String
+    let columns: [(field: UInt64, name: String)]
+    /// The kind's number in `search_pending`, and its `meta` key of the highest indexed id.
+    let kind: Int64
+    let throughKey: String
 
-    static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks")
-    static let messages = SearchIndex(gramsTable: "message_grams", blocksTable: "message_blocks")
+    static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks", recordsTable: "articles",
+                                      columns: [(title, "title"), (content, "content")], kind: 0, throughKey: "article_search_through")
+    static let messages = SearchIndex(gramsTable: "message_grams", blocksTable: "message_blocks", recordsTable: "messages",
+                                      columns: [(content, "content")], kind: 1, throughKey: "message_search_through")
+
+    /// `SELECT id, <searched columns> FROM <records>`.
+    var selectTexts: String { "SELECT id, \(columns.map(\.name).joined(separator: ", ")) FROM \(recordsTable)" }
 
     /// The field bits of a gram.
     static let title: UInt64 = 0
@@ -35,47 +47,44 @@ struct SearchIndex: Sendable {
 
     // MARK: - Writing
 
-    /// Indexes new records, in one pass: their ids must be above every id already indexed (as
-    /// new rows' ids are). O(total text + grams touched · log g).
-    func add(_ db: Connection, _ documents: [Document]) throws {
-        guard !documents.isEmpty else { return }
-        if documents.count <= 4 {
-            // A send or a save: append to each gram, no batch machinery.
-            for document in documents.sorted(by: { $0.id < $1.id }) {
-                for gram in Self.grams(of: document).sorted() { try append(db, gram, ids: [document.id]) }
-            }
-            return
-        }
+    /// Indexes the records with ids above `through` (above every id already indexed, as new
+    /// rows' ids are), read from their table in one pass. Returns the highest id indexed (or
+    /// `through`). O(their text + grams touched · log g).
+    func addRecords(_ db: Connection, after through: Int64) throws -> Int64 {
+        let stmt = try db.prepare("\(selectTexts) WHERE id > ? ORDER BY id")
+        stmt.bind(1, through)
+        defer { stmt.reset() }
         var builder = KeyBuilder()
         defer { builder.release() }
-        var accumulator = PostingAccumulator(expectedGrams: min(documents.count * 16, 1 << 20))
+        var accumulator = PostingAccumulator(expectedGrams: 1 << 12)
         defer { accumulator.release() }
-        for document in documents.sorted(by: { $0.id < $1.id }) {
-            for (field, text) in document.fields {
-                var text = text
-                text.withUTF8 { builder.build($0, fold: true) }
-                accumulator.add(key: builder.key, field: field, id: document.id)
+        var last = through
+        while try stmt.step() {
+            last = stmt.int64(0)
+            for (k, (field, _)) in columns.enumerated() {
+                stmt.withUTF8(Int32(k + 1)) { builder.build($0, fold: true) }
+                accumulator.add(key: builder.key, field: field, id: last)
             }
         }
+        guard !accumulator.isEmpty else { return last }
         let empty = try Store.scalar(db, "SELECT count(*) FROM (SELECT 1 FROM \(gramsTable) LIMIT 1)") == 0
         try write(db, accumulator, indexIsEmpty: empty)
+        return last
     }
 
-    /// Removes a record's entries. O(grams · log g).
-    func remove(_ db: Connection, _ document: Document) throws {
-        for gram in Self.grams(of: document).sorted() { try remove(db, document.id, gram: gram) }
-    }
-
-    /// Removes many records' entries (a conversation's messages): one by one for a few, else each
-    /// gram's postings are read once, filtered and written back. O(grams touched · their postings).
-    func remove(_ db: Connection, _ documents: [Document]) throws {
-        if documents.count <= 8 {
-            for document in documents { try remove(db, document) }
+    /// Removes many records' entries, given the grams the index holds for each: one by one for a
+    /// few, else each gram's postings are read once, filtered and written back. O(grams touched ·
+    /// their postings).
+    func remove(_ db: Connection, _ records: [(id: Int64, grams: Set<UInt64>)]) throws {
+        if records.count <= 8 {
+            for record in records {
+                for gram in record.grams.sorted() { try remove(db, record.id, gram: gram) }
+            }
             return
         }
         var removed: [UInt64: Set<Int64>] = [:]
-        for document in documents {
-            for gram in Self.grams(of: document) { removed[gram, default: []].insert(document.id) }
+        for record in records {
+            for gram in record.grams { removed[gram, default: []].insert(record.id) }
         }
         let dropBlocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
         let dropGram = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
@@ -96,32 +105,20 @@ struct SearchIndex: Sendable {
         }
     }
 
-    /// Moves a record's entries from its old text to its new text: only grams that appear or
-    /// disappear are touched.
-    func replace(_ db: Connection, old: Document, new: Document) throws {
-        let before = Self.grams(of: old), after = Self.grams(of: new)
-        for gram in before.subtracting(after).sorted() { try remove(db, old.id, gram: gram) }
-        for gram in after.subtracting(before).sorted() { try insert(db, new.id, gram: gram) }
+    /// Moves record `id`'s entries from the grams `before` to the grams `after`: only grams that
+    /// appear or disappear are touched.
+    func replace(_ db: Connection, _ id: Int64, from before: Set<UInt64>, to after: Set<UInt64>) throws {
+        for gram in before.subtracting(after).sorted() { try remove(db, id, gram: gram) }
+        for gram in after.subtracting(before).sorted() { try insert(db, id, gram: gram) }
     }
 
-    /// Drops the whole index and builds it again from `select`, a query returning `id` and then
-    /// one column per entry of `fields`, in ascending id order. O(total text + postings).
-    func rebuild(_ db: Connection, select: String, fields: [UInt64]) throws {
+    /// Drops the whole index and builds it again from the stored records. O(total text + postings).
+    ///
+    /// (Run by migration 0003 too, before `search_pending` exists: the caller clears that.)
+    func rebuild(_ db: Connection) throws {
         try db.execute("DELETE FROM \(gramsTable); DELETE FROM \(blocksTable)")
-        let stmt = try db.prepare(select)
-        var builder = KeyBuilder()
-        defer { builder.release() }
-        var accumulator = PostingAccumulator(expectedGrams: 1 << 16)
-        defer { accumulator.release() }
-        while try stmt.step() {
-            let id = stmt.int64(0)
-            for (k, field) in fields.enumerated() {
-                stmt.withUTF8(Int32(k + 1)) { builder.build($0, fold: true) }
-                accumulator.add(key: builder.key, field: field, id: id)
-            }
-        }
-        stmt.reset()
-        try write(db, accumulator, indexIsEmpty: true)
+        _ = try addRecords(db, after: Int64.min)
+        try setIndexedThrough(db, try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)"))
     }
 
     static func grams(of document: Document) -> Set<UInt64> {

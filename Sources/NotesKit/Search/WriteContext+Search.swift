@@ -1,35 +1,44 @@
-/// New records waiting to be indexed: a transaction that inserts many (bulk create, an import)
-/// indexes them in one batch at its end, not one by one.
+/// What a write transaction did to searched records, for the index's pending set (see
+/// `SearchIndex+Pending.swift`).
 struct PendingSearch {
-    var articles: [SearchIndex.Document] = []
-    var messages: [SearchIndex.Document] = []
-    /// Past this many waiting records a batch is indexed at once, so memory stays bounded.
-    static let batch = 50_000
+    var articles = false
+    var messages = false
+    /// Bytes of text the transaction wrote.
+    var bytes = 0
 }
 
 extension WriteContext {
-    /// Indexes `article` (just inserted) with the transaction's other new articles.
+    /// Notes that `article` was just inserted (it is pending until the next fold).
     func indexLater(article: Article) throws {
-        pendingSearch.articles.append(ArticleStore.searchDocument(article))
-        if pendingSearch.articles.count >= PendingSearch.batch { try flushSearch() }
+        pendingSearch.articles = true
+        pendingSearch.bytes += article.title.utf8.count + article.content.utf8.count
     }
 
-    /// Indexes `messages` (just inserted) with the transaction's other new messages.
+    /// Notes that `messages` were just inserted.
     func indexLater(messages: [Message]) throws {
-        for m in messages { pendingSearch.messages.append(MessageStore.searchDocument(m)) }
-        if pendingSearch.messages.count >= PendingSearch.batch { try flushSearch() }
+        pendingSearch.messages = true
+        for m in messages { pendingSearch.bytes += m.content.utf8.count }
     }
 
-    /// Indexes every waiting record. Called before the transaction commits, and before any write
-    /// that changes or removes indexed text (so that it finds the entries it changes).
+    /// Notes that the record whose text was `old` changes (to a text of `newBytes`) or goes.
+    func indexWillChange(_ index: SearchIndex, _ old: SearchIndex.Document, newBytes: Int = 0) throws {
+        try index.willChange(connection, old)
+        if index.kind == SearchIndex.articles.kind { pendingSearch.articles = true } else { pendingSearch.messages = true }
+        pendingSearch.bytes += newBytes
+    }
+
+    /// Folds the pending set of each kind this transaction wrote into the index when it is large
+    /// enough (or the transaction wrote much text). Called before the transaction commits.
     func flushSearch() throws {
-        if !pendingSearch.articles.isEmpty {
-            try SearchIndex.articles.add(connection, pendingSearch.articles)
-            pendingSearch.articles.removeAll()
-        }
-        if !pendingSearch.messages.isEmpty {
-            try SearchIndex.messages.add(connection, pendingSearch.messages)
-            pendingSearch.messages.removeAll()
-        }
+        let force = pendingSearch.bytes > SearchIndex.foldBytes
+        if pendingSearch.articles { try SearchIndex.articles.foldIfDue(connection, force: force) }
+        if pendingSearch.messages { try SearchIndex.messages.foldIfDue(connection, force: force) }
+        pendingSearch = PendingSearch()
+    }
+}
+
+extension SearchIndex {
+    func foldIfDue(_ db: Connection, force: Bool) throws {
+        if try force || pendingCount(db) >= Self.foldCount { try fold(db) }
     }
 }

@@ -93,6 +93,20 @@ extension Store {
                 try ArticleStore.rebuildIndex(db)
                 try MessageStore.rebuildIndex(db)
             }),
+        // Writes leave new records to the search index's pending set (see `SearchIndex+Pending.swift`):
+        // records above a kind's `*_search_through` id in `meta` are not indexed yet, and indexed
+        // records changed or removed since are listed here with the grams the index holds for them.
+        Migration(name: "0004_search_pending", sql: """
+            CREATE TABLE search_pending(
+                kind INTEGER NOT NULL,
+                id INTEGER NOT NULL,
+                grams BLOB NOT NULL,
+                PRIMARY KEY (kind, id)
+            ) WITHOUT ROWID;
+            INSERT OR REPLACE INTO meta(key, value) VALUES
+                ('article_search_through', (SELECT coalesce(max(id), 0) FROM articles)),
+                ('message_search_through', (SELECT coalesce(max(id), 0) FROM messages));
+            """),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {

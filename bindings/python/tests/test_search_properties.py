@@ -61,17 +61,34 @@ def corpus_and_queries(draw):
                 q = unicodedata.normalize("NFD", q)
         queries.append((q, draw(st.sampled_from(["any", "title", "content"])), draw(st.booleans()),
                         draw(st.integers(1, 4))))
-    return articles, queries
+    return articles, queries, draw(writes())
+
+
+@st.composite
+def writes(draw):
+    """How the corpus is written: records per write, and the pending set's fold threshold (0: every
+    write folds into the index; 3: a mix of indexed and pending records; large: all pending)."""
+    return draw(st.integers(1, 6)), draw(st.sampled_from(["0", "3", "100000"]))
+
+
+def write_in_chunks(write, records, chunk):
+    made = []
+    for start in range(0, len(records), chunk):
+        made += write(records[start:start + chunk])
+    return made
 
 
 BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
-def run_case(articles, queries, plan, monkeypatch):
+def run_case(articles, queries, plan, monkeypatch, how=(100, "512")):
     monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+    chunk, fold = how
+    monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", fold)
     with nk.Store.memory() as store:
-        created = store.articles.create_many(
-            [{"title": t, "content": c, "created_at": BASE + timedelta(minutes=m)} for t, c, m in articles])
+        created = write_in_chunks(store.articles.create_many,
+                                  [{"title": t, "content": c, "created_at": BASE + timedelta(minutes=m)}
+                                   for t, c, m in articles], chunk)
         # Exercise the update and delete paths of the index too.
         if len(created) > 2:
             store.articles.update(created[0].id, content=created[1].content + created[0].title)
@@ -100,8 +117,8 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(case=corpus_and_queries())
 def test_every_page_of_every_search_matches_the_oracle(plan, case, monkeypatch):
-    articles, queries = case
-    run_case(articles, queries, plan, monkeypatch)
+    articles, queries, how = case
+    run_case(articles, queries, plan, monkeypatch, how)
 
 
 def test_the_oracle_itself_follows_the_documented_rules():
@@ -126,7 +143,7 @@ def chats_and_queries(draw):
         else:
             q = draw(st.one_of(st.sampled_from(HOSTILE), text))
         queries.append((q, draw(st.sampled_from([None, 0, 1, 2])), draw(st.booleans()), draw(st.integers(1, 4))))
-    return messages, queries
+    return messages, queries, draw(writes())
 
 
 @pytest.mark.parametrize("plan", ["auto", "index", "handover"])
@@ -134,15 +151,17 @@ def chats_and_queries(draw):
                                                                  HealthCheck.too_slow])
 @given(case=chats_and_queries())
 def test_every_page_of_every_message_search_matches_the_oracle(plan, case, monkeypatch):
-    messages, queries = case
+    messages, queries, (chunk, fold) = case
     monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+    monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", fold)
     with nk.Store.memory() as store:
         conversations = [store.conversations.create(f"c{k}").id for k in range(3)]
         for k, conv in enumerate(conversations):
             mine = [(c, m) for owner, c, m in messages if owner == k]
             if mine:
-                store.messages.insert_many(conv, [{"content": c, "from_me": m % 2 == 0,
-                                                   "sent_at": BASE + timedelta(minutes=m)} for c, m in mine])
+                write_in_chunks(lambda batch: store.messages.insert_many(conv, batch),
+                                [{"content": c, "from_me": m % 2 == 0, "sent_at": BASE + timedelta(minutes=m)}
+                                 for c, m in mine], chunk)
         stored = [m for conv in conversations for m in store.messages.history(conv, limit=1000)]
         if len(stored) > 2:
             store.messages.delete(stored[0].id)

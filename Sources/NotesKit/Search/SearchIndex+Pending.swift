@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pending set: records a write left for the index to take in later, in one batch.
+///
+/// Writing a record's grams into the index costs one upsert per distinct gram, scattered over
+/// the grams table: dozens of pages for one chat message. So a write leaves the index alone and
+/// the record becomes *pending*, which costs nothing or one small row:
+/// - a new record is pending because its id is above the kind's *indexed-through* id (kept in
+///   `meta`; ids only grow): no write at all;
+/// - an indexed record that is changed or removed gets a row in `search_pending` holding the
+///   grams the index has for it (its text as indexed), unless it has one already.
+///
+/// A search checks the pending records against the query directly (they are few) and adds the
+/// matches to the index's candidates; the index's stale entries of changed or removed records
+/// only cost a check (every candidate is checked against the stored text).
+///
+/// A write whose transaction leaves at least ``foldCount`` pending records, or that wrote more
+/// than ``foldBytes`` of text, *folds* the pending set into the index before it commits: the new
+/// records in one batch (grams together, each gram's new ids appended once), the changed ones
+/// gram by gram, then the indexed-through id moves up and `search_pending` is emptied. A write
+/// pays O(1) pages; a fold of k records pays about what one batch import of k records pays.
+extension SearchIndex {
+    /// Pending records past which a write folds them in: 512, or `NOTESKIT_SEARCH_FOLD` when set
+    /// (for tests: `0` folds at every write, as an index without a pending set would).
+    static var foldCount: Int64 {
+        getenv("NOTESKIT_SEARCH_FOLD").flatMap { Int64(String(cString: $0)) } ?? 512
+    }
+    /// Text written by one transaction past which it folds (long texts are indexed at once, so
+    /// the pending set a search checks stays small in bytes too: under 512 × 16 KiB).
+    static let foldBytes = 16_384
+
+    /// The highest id of the records the index has taken in (changed ones with their old text).
+    /// O(1).
+    func indexedThrough(_ db: Connection) throws -> Int64 {
+        let stmt = try db.prepare("SELECT value FROM meta WHERE key = ?")
+        stmt.bind(1, throughKey)
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    func setIndexedThrough(_ db: Connection, _ id: Int64) throws {
+        let stmt = try db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+        stmt.bind(1, throughKey).bind(2, id)
+        try stmt.run()
+    }
+
+    /// Notes that record `id`, whose text was `old`, is about to change or go: if the index has
+    /// it, its grams are kept in `search_pending` (once: the first change keeps what the index
+    /// holds). O(text + log n).
+    func willChange(_ db: Connection, _ old: Document) throws {
+        guard old.id <= (try indexedThrough(db)) else { return }
+        let grams = Self.grams(of: old).map { Int64(bitPattern: $0) }.sorted()
+        let stmt = try db.prepare("INSERT INTO search_pending(kind, id, grams) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+        stmt.bind(1, kind).bind(2, old.id).bind(3, blob: Postings.encode(grams))
+        try stmt.run()
+    }
+
+    /// How many records are pending (an upper bound: deleted new ids count too). O(log n + changed).
+    func pendingCount(_ db: Connection) throws -> Int64 {
+        let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")
+        let changed = try Store.scalar(db, "SELECT count(*) FROM search_pending WHERE kind = \(kind)")
+        return max(newest - (try indexedThrough(db)), 0) + changed
+    }
+
+    /// Statements over the pending records that exist, ascending by id, each selecting `id` and
+    /// then the searched columns (see ``selectTexts``): the changed ones, then the new ones.
+    /// O(log n + pending).
+    func pendingRecords(_ db: Connection) throws -> [Statement] {
+        let texts = columns.map { "r.\($0.name)" }.joined(separator: ", ")
+        let changed = try db.prepare("SELECT r.id, \(texts) FROM search_pending p JOIN \(recordsTable) r ON r.id = p.id WHERE p.kind = ? ORDER BY p.id")
+        changed.bind(1, kind)
+        let new = try db.prepare("\(selectTexts) WHERE id > ? ORDER BY id")
+        new.bind(1, try indexedThrough(db))
+        return [changed, new]
+    }
+
+    /// Takes every pending record into the index. O(their text + grams touched · log g).
+    func fold(_ db: Connection) throws {
+        // Changed and removed records (all at or below indexed-through): old grams to current ones.
+        let changed = try db.prepare("SELECT id, grams FROM search_pending WHERE kind = ? ORDER BY id")
+        changed.bind(1, kind)
+        var rows: [(id: Int64, grams: Set<UInt64>)] = []
+        while try changed.step() {
+            var grams: [Int64] = []
+            changed.withBlob(1) { Postings.decode($0, into: &grams) }
+            rows.append((changed.int64(0), Set(grams.map { UInt64(bitPattern: $0) })))
+        }
+        changed.reset()
+        var removed: [(id: Int64, grams: Set<UInt64>)] = []
+        let current = try db.prepare("\(selectTexts) WHERE id = ?")
+        for row in rows {
+            current.reset()
+            current.bind(1, row.id)
+            guard try current.step() else { removed.append(row); continue }
+            let document = Document(id: row.id, fields: columns.enumerated().map { k, column in (column.field, current.text(Int32(k + 1))) })
+            current.reset()
+            try replace(db, row.id, from: row.grams, to: Self.grams(of: document))
+        }
+        current.reset()
+        try remove(db, removed)
+        let clear = try db.prepare("DELETE FROM search_pending WHERE kind = ?")
+        clear.bind(1, kind)
+        try clear.run()
+        // New records, in one batch.
+        let last = try addRecords(db, after: try indexedThrough(db))
+        let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")
+        try setIndexedThrough(db, max(last, newest))
+    }
+}
