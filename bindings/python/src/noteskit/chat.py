@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 
 from . import _ffi
 from .errors import InvalidArgumentError, NotFoundError
-from .models import Conversation, Message, MessageHit, Page, format_time, parse_time
+from .models import Conversation, Message, MessageHit, Page, format_time, parse_time, walk
 
 if TYPE_CHECKING:
     from .store import Store
@@ -52,13 +52,7 @@ class Conversations:
 
     def iter(self, batch_size: int = 200) -> Iterator[Conversation]:
         """Every conversation, most recent activity first, fetched lazily ``batch_size`` at a time."""
-        after: Optional[str] = None
-        while True:
-            page = self.list(limit=batch_size, after=after)
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            after = page.next_cursor
+        return walk(lambda after: self.list(limit=batch_size, after=after))
 
     def __iter__(self) -> Iterator[Conversation]:
         return self.iter()
@@ -172,14 +166,8 @@ class Messages:
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
                     batch_size: int = 200) -> Iterator[MessageHit]:
         """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
-        after: Optional[str] = None
-        while True:
-            page = self.search(query, conversation=conversation, case_sensitive=case_sensitive, limit=batch_size,
-                               after=after)
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            after = page.next_cursor
+        return walk(lambda after: self.search(query, conversation=conversation, case_sensitive=case_sensitive,
+                                              limit=batch_size, after=after))
 
 
 @contextmanager

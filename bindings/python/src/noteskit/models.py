@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from .store import Store
@@ -11,6 +11,17 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _fromiso = datetime.fromisoformat
+
+
+def walk(fetch: "Callable[[Optional[str]], Page[T]]") -> Iterator[T]:
+    """Every item of a keyset-paged list: calls ``fetch(after)`` page after page until the last."""
+    after: Optional[str] = None
+    while True:
+        page = fetch(after)
+        yield from page.items
+        if page.next_cursor is None:
+            return
+        after = page.next_cursor
 
 
 def parse_time(text: str) -> datetime:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .chat import Conversations, Messages
-from .models import Article, Change, Page, SearchHit, format_time, parse_time
+from .models import Article, Change, Page, SearchHit, format_time, parse_time, walk
 
 if TYPE_CHECKING:
     from .exchange import ExportReport, ImportReport
@@ -344,13 +344,7 @@ class Articles:
 
     def iter(self, batch_size: int = 200) -> Iterator[Article]:
         """Every article, newest first, fetched lazily ``batch_size`` at a time."""
-        after: Optional[str] = None
-        while True:
-            page = self.list(limit=batch_size, after=after)
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            after = page.next_cursor
+        return walk(lambda after: self.list(limit=batch_size, after=after))
 
     def __iter__(self) -> Iterator[Article]:
         return self.iter()
@@ -377,13 +371,8 @@ class Articles:
     def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
                     batch_size: int = 200) -> Iterator[SearchHit]:
         """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
-        after: Optional[str] = None
-        while True:
-            page = self.search(query, field=field, case_sensitive=case_sensitive, limit=batch_size, after=after)
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            after = page.next_cursor
+        return walk(lambda after: self.search(query, field=field, case_sensitive=case_sensitive, limit=batch_size,
+                                              after=after))
 
     # ---- Drafts -----------------------------------------------------------------------------
 
