@@ -1,0 +1,92 @@
+"""Damaged files, files that are not stores, impossible values and a full disk: a clear NotesError,
+nothing saved lost, never a crash."""
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+
+import noteskit as nk
+from stress import broken_files
+
+
+def test_random_bytes_in_a_stores_pages_give_corrupt_store_error_or_readable_data_never_a_crash():
+    figures = broken_files.run_corruption(rounds=12)
+    assert figures["crashes"] == 0 and figures.get("outcome_CorruptStoreError", 0) > 0
+
+
+def test_a_damaged_store_raises_corrupt_store_error_with_a_message_to_restore(db_path):
+    with nk.Store.open(db_path) as s:
+        s.articles.create_many([{"title": f"t{i}", "content": "x" * 500} for i in range(2000)])
+    data = bytearray(db_path.read_bytes())
+    rng = random.Random(1)
+    for _ in range(300):
+        data[rng.randrange(8192, len(data))] = rng.randrange(256)
+    db_path.write_bytes(bytes(data))
+    with pytest.raises(nk.CorruptStoreError, match="damaged"):
+        with nk.Store.open(db_path) as s:
+            for _ in s.articles.iter():
+                pass
+
+
+@pytest.mark.parametrize("name", ["random bytes", "a text file", "one byte", "a SQLite header then noise",
+                                  "a truncated store"])
+def test_a_file_that_is_not_a_store_is_refused_as_corrupt_and_left_as_it_was(tmp_path, name):
+    path = broken_files.garbage_files(tmp_path)[name]
+    before = path.read_bytes()
+    with pytest.raises(nk.CorruptStoreError, match="not a database|damaged"):
+        with nk.Store.open(path) as s:
+            list(s.articles.iter())
+    assert path.read_bytes() == before
+
+
+def test_another_applications_database_is_refused_and_not_altered(tmp_path):
+    path = broken_files.garbage_files(tmp_path)["another application's database"]
+    before = path.read_bytes()
+    with pytest.raises(nk.SchemaError, match="not a NotesKit store"):
+        nk.Store.open(path)
+    assert path.read_bytes() == before  # the old code switched it to WAL before refusing it
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+
+
+def test_an_empty_file_becomes_a_new_store(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    with nk.Store.open(path) as s:
+        assert s.articles.count() == 0
+
+
+def test_an_impossible_time_written_by_another_program_is_read_clamped_not_a_crash(db_path):
+    with nk.Store.open(db_path) as s:
+        a = s.articles.create(title="t", content="c")
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE articles SET created_at = ?, updated_at = ?", (2 ** 62, -(2 ** 63)))
+    db.commit()
+    db.close()
+    with nk.Store.open(db_path) as s:
+        got = s.articles.get(a.id)
+        assert (got.created_at.year, got.updated_at.year) == (9999, 1)
+        assert [x.id for x in s.articles.list().items] == [a.id]
+
+
+def test_opening_an_up_to_date_store_writes_nothing(db_path):
+    with nk.Store.open(db_path) as s:
+        s.articles.create(title="t", content="c")
+    before = db_path.read_bytes()
+    with nk.Store.open(db_path) as s:
+        assert s.articles.count() == 1
+    assert db_path.read_bytes() == before
+    assert not db_path.with_name(db_path.name + "-wal").exists() or \
+        db_path.with_name(db_path.name + "-wal").stat().st_size == 0
+
+
+def test_a_full_disk_is_a_storage_full_error_that_loses_nothing_saved():
+    with broken_files.small_disk(1024) as disk:
+        if disk is None:
+            pytest.skip("mounting a small tmpfs needs root")
+        figures = broken_files.fill_until_full(disk / "full.db", random.Random(5), block=20_000)
+    assert figures["full_create"] == 1 and figures["lost"] == 0 and figures["integrity"] == "ok"
+    assert figures["saved_before_full"] > 0
