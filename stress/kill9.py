@@ -122,7 +122,7 @@ def run_drafts(kills: int = 50, seed: int = 9, path: Optional[Path] = None) -> D
                 saved.update({a.id: int(a.title.split()[1]) for a in titles.values() if a.id not in saved})
                 start = max([i for i, _ in drafts.values()] + list(saved.values()) + [start - 1]) + 1
         open_count = len(drafts)
-    return {"kills": kills, "drafts_open": open_count, "drafts_saved": len(saved), "lost": 0, "integrity": "ok"}
+    return {"kills": kills, "open": open_count, "saved": len(saved), "lost": 0, "integrity": "ok"}
 
 
 def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str = "jsonl",

@@ -15,7 +15,7 @@ def test_four_processes_writing_one_file_lose_nothing_and_never_see_locked(db_pa
 def test_killing_a_draft_writer_at_random_moments_never_loses_a_saved_draft(db_path):
     figures = kill9.run_drafts(kills=4, path=db_path)
     assert figures["lost"] == 0 and figures["integrity"] == "ok"
-    assert figures["drafts_open"] > 0 and figures["drafts_saved"] > 0
+    assert figures["open"] > 0 and figures["saved"] > 0
 
 
 def test_a_read_only_store_reads_and_refuses_writes(db_path):
