@@ -243,7 +243,7 @@ class Sweep:
                 return None
             return b"valid text"
         if p.role in ("int64", "int32"):
-            return {"limit": 10, "since": 0, "flags": 0, "expected_revision": 0}.get(p.name, 1)
+            return {"limit": 10, "since": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30}.get(p.name, 1)
         if p.role == "double":
             return 320.0
         if p.role == "callback":

@@ -5,9 +5,10 @@
   (or another ``NotesError``); nothing else, never a crash.
 - ``garbage``: files that are not stores (random bytes, text, an empty file, a truncated store,
   another application's SQLite database): a clear ``NotesError``, and the file is not altered.
-- ``full_disk``: a store on a small tmpfs is written until the disk is full: the failing write is a
-  ``StorageFullError`` that saves nothing of itself, everything saved before is still there, the
-  file passes ``integrity_check``, and once space is freed the store writes again.
+- ``full_disk``: a store on a small tmpfs (where mounting is allowed), and a store capped with
+  ``max_size_bytes``, are written until full: the failing write is a ``StorageFullError`` that
+  saves nothing of itself, everything saved before is still there, the file passes
+  ``integrity_check``, and once space is freed (or the cap raised) the store writes again.
 """
 from __future__ import annotations
 
@@ -137,13 +138,16 @@ def small_disk(size_kb: int) -> Iterator[Optional[Path]]:
                 subprocess.run(["umount", "-l", tmp], check=False)
 
 
-def fill_until_full(path: Path, rng: random.Random, block: int = 20_000) -> Dict[str, Any]:
-    """Writes to the store at `path` until the disk is full; checks nothing saved was lost; returns figures."""
+def fill_until_full(path: Path, rng: random.Random, block: int = 20_000,
+                    max_size_bytes: Optional[int] = None) -> Dict[str, Any]:
+    """Writes to the store at `path` until it is full — the disk (a small tmpfs), or the store's
+    `max_size_bytes` cap when given — and checks that nothing saved was lost; returns figures."""
     saved: Dict[int, str] = {}
     full_errors: Dict[str, int] = {}
     ballast = path.parent / "ballast"
-    ballast.write_bytes(b"\0" * (os.statvfs(path.parent).f_bavail * os.statvfs(path.parent).f_frsize // 4))
-    with nk.Store.open(path) as s:
+    if max_size_bytes is None:  # room to free later: a quarter of the disk in another file
+        ballast.write_bytes(b"\0" * (os.statvfs(path.parent).f_bavail * os.statvfs(path.parent).f_frsize // 4))
+    with nk.Store.open(path, max_size_bytes=max_size_bytes) as s:
         draft = s.articles.new_draft(title="kept draft")
         draft.content = "draft content before the disk filled"
         for i in range(100_000):
@@ -172,8 +176,11 @@ def fill_until_full(path: Path, rng: random.Random, block: int = 20_000) -> Dict
         assert s.articles.draft(draft.id).content == "draft content before the disk filled"
         for id, content in saved.items():
             assert s.articles.get(id).content == content
-        # freeing space (another file on the disk) lets the same store write again
-        ballast.unlink()
+        # freeing space (another file on the disk, or a higher cap) lets the same store write again
+        if max_size_bytes is None:
+            ballast.unlink()
+        else:
+            s.set_max_size(max_size_bytes * 2)
         s.articles.create(title="after", content="space was freed")
         draft.content = "typed after space was freed"
         assert draft.save().content == "typed after space was freed"
@@ -186,19 +193,24 @@ def fill_until_full(path: Path, rng: random.Random, block: int = 20_000) -> Dict
 
 
 def run_full_disk(rounds: int = 5, size_kb: int = 2048, seed: int = 13) -> Dict[str, Any]:
+    """Fills stores `rounds` times on a small tmpfs (when mounting is allowed) and `rounds` times
+    against a `max_size_bytes` cap; returns the summed figures."""
     rng = random.Random(seed)
-    totals: Dict[str, Any] = {"rounds": 0}
-    for _ in range(rounds):
-        with small_disk(size_kb) as disk:
-            if disk is None:
-                return {"skipped": "cannot mount a tmpfs here (needs root)"}
-            figures = fill_until_full(disk / "full.db", rng, block=rng.choice([2_000, 20_000, 100_000]))
-        totals["rounds"] += 1
+    totals: Dict[str, Any] = {"rounds_tmpfs": 0, "rounds_cap": 0}
+
+    def add(figures: Dict[str, Any]) -> None:
         for k, v in figures.items():
-            if isinstance(v, int):
-                totals[k] = totals.get(k, 0) + v
-            else:
-                totals[k] = v
+            totals[k] = totals.get(k, 0) + v if isinstance(v, int) else v
+
+    for _ in range(rounds):
+        block = rng.choice([2_000, 20_000, 100_000])
+        with small_disk(size_kb) as disk:
+            if disk is not None:
+                add(fill_until_full(disk / "full.db", rng, block=block))
+                totals["rounds_tmpfs"] += 1
+        with tempfile.TemporaryDirectory(prefix="nk-capped-") as tmp:
+            add(fill_until_full(Path(tmp) / "capped.db", rng, block=block, max_size_bytes=size_kb * 1024))
+            totals["rounds_cap"] += 1
     return totals
 
 

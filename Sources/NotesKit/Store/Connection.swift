@@ -114,7 +114,7 @@ final class Connection {
         case SQLITE_NOTADB: text = "the file is not a database (\(message))"
         case SQLITE_CORRUPT: text = "the store file is damaged (\(message)); restore it from a backup"
         case SQLITE_READONLY: text = "the store cannot be written (\(message)): it was opened read-only, or the file or its folder is not writable"
-        case SQLITE_FULL: text = "the disk is full (\(message)); free some space and try again: nothing of this write was saved"
+        case SQLITE_FULL: text = "the disk is full, or the store reached its max_size_bytes (\(message)): nothing of this write was saved; free some space (or raise the limit) and try again"
         default: break
         }
         return NotesError(kind, text, sqliteCode: code)

@@ -21,8 +21,9 @@ def test_a_damaged_store_raises_corrupt_store_error_with_a_message_to_restore(db
         s.articles.create_many([{"title": f"t{i}", "content": "x" * 500} for i in range(2000)])
     data = bytearray(db_path.read_bytes())
     rng = random.Random(1)
-    for _ in range(300):
-        data[rng.randrange(8192, len(data))] = rng.randrange(256)
+    # whole pages of noise: scattered bytes can all land in text, which SQLite cannot tell from data
+    for page in rng.sample(range(2, len(data) // 4096), 8):
+        data[page * 4096:(page + 1) * 4096] = rng.randbytes(4096)
     db_path.write_bytes(bytes(data))
     with pytest.raises(nk.CorruptStoreError, match="damaged"):
         with nk.Store.open(db_path) as s:
@@ -90,3 +91,26 @@ def test_a_full_disk_is_a_storage_full_error_that_loses_nothing_saved():
         figures = broken_files.fill_until_full(disk / "full.db", random.Random(5), block=20_000)
     assert figures["full_create"] == 1 and figures["lost"] == 0 and figures["integrity"] == "ok"
     assert figures["saved_before_full"] > 0
+
+
+def test_a_store_at_its_size_cap_is_a_storage_full_error_that_loses_nothing_saved(tmp_path):
+    figures = broken_files.fill_until_full(tmp_path / "capped.db", random.Random(6), block=20_000,
+                                           max_size_bytes=512 * 1024)
+    assert figures["full_create"] == 1 and figures["lost"] == 0 and figures["integrity"] == "ok"
+    assert figures["saved_before_full"] > 0
+
+
+def test_the_size_cap_is_rounded_to_pages_never_below_the_current_size_and_must_be_positive(tmp_path):
+    with nk.Store.open(tmp_path / "s.db", max_size_bytes=10 ** 6) as s:
+        assert s.set_max_size(10 ** 6) == 245 * 4096  # whole 4 KiB pages
+        s.articles.create_many([{"title": "t", "content": "x" * 4000} for _ in range(50)])
+        assert s.set_max_size(1) >= 50 * 4096  # never below what the store already holds
+        for bad in (0, -1):
+            with pytest.raises(nk.ValidationError) as e:
+                s.set_max_size(bad)
+            assert e.value.field == "max_size_bytes"
+        assert s.articles.count() == 50
+    with pytest.raises(nk.ValidationError):
+        nk.Store.memory(max_size_bytes=0)
+    with nk.Store.memory(max_size_bytes=2 ** 63 - 1) as m:
+        m.articles.create(title="t", content="c")
