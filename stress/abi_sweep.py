@@ -7,7 +7,8 @@ class while the other parameters keep sensible values: NULL for every pointer, i
 wrong kind, closed handles. What must hold for every call:
 
 - it returns one of the header's status codes, never crashes;
-- a failure leaves ``nk_last_error()`` with the same code, a kind and a non-empty message;
+- a failure leaves ``nk_last_error()`` with the same code, a kind and a short, non-empty message
+  (it never echoes a 100 MB argument back);
 - a failure writes nothing (the store's change feed does not move);
 - NULL for a pointer the header does not call nullable is ``NK_E_INVALID_ARGUMENT``, invalid UTF-8
   is ``NK_E_INVALID_ARGUMENT``, a closed handle is ``NK_E_CLOSED``, a forged or wrong-kind handle is
@@ -355,6 +356,7 @@ class Sweep:
             self.figures.failures += 1
             error = self.error_json()
             assert error["code"] == status and error["kind"] and error["message"], (export.name, what, error)
+            assert len(error["message"]) < 4096, f"{export.name}({what}) echoes its input: a {len(error['message'])}-character message"
             assert status != 99, f"{export.name}({what}) is an internal error: {error}"
             after = self.change_seq(ctx)
             assert before == after, f"{export.name}({what}) failed with {name} but the change feed moved {before} -> {after}"

@@ -61,7 +61,7 @@ public final class Store: @unchecked Sendable {
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw NotesError(.storage, "cannot open \(path): it is a folder, not a store file")
+            throw NotesError(.storage, "cannot open \(NotesError.shown(path)): it is a folder, not a store file")
         }
         try refuseTinyFile(path, size: info.st_size)
         return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly)
@@ -77,7 +77,7 @@ public final class Store: @unchecked Sendable {
         var bytes = [UInt8](repeating: 0, count: size)
         let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, size) }
         if n > 0 && bytes[..<n].contains(where: { $0 != 0 }) {
-            throw NotesError(.corrupt, "the file is not a database (\(path) holds \(size) bytes of other data); open or create a NotesKit store file instead")
+            throw NotesError(.corrupt, "the file is not a database (\(NotesError.shown(path)) holds \(size) bytes of other data); open or create a NotesKit store file instead")
         }
     }
 
