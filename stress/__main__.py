@@ -17,7 +17,7 @@ from .common import REPO, _fmt, child_env, show
 # check -> (full-size arguments, --quick arguments)
 CHECKS: Dict[str, Tuple[Dict[str, Any], Dict[str, Any]]] = {
     "threads": ({"threads": 8, "ops": 10_000}, {"threads": 8, "ops": 500}),
-    "processes": ({"processes": 4, "ops": 2_500}, {"processes": 4, "ops": 200}),
+    "processes": ({"processes": 4, "ops": 5_000}, {"processes": 4, "ops": 200}),
     "kill9": ({"kills": 50}, {"kills": 5}),
     "abi_sweep": ({"big_mb": 100, "storm_rounds": 200}, {"big_mb": 16, "storm_rounds": 10}),
     "fuzz": ({"inputs": 1_000_000}, {"inputs": 30_000}),

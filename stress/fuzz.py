@@ -96,7 +96,7 @@ def run(inputs: int = 1_000_000, only: List[str] = []) -> Dict[str, Any]:
     except ImportError:
         raise AssertionError("atheris is not installed: `pip install -e 'bindings/python[stress]'` (make stress does)") from None
     names = [n for n in targets() if not only or n in only]
-    share = max(1, inputs // len(names))
+    share = max(1, -(-inputs // len(names)))  # rounded up: at least `inputs` in all
     figures: Dict[str, Any] = {"targets": len(names)}
     total = 0
     for name in names:
