@@ -98,13 +98,21 @@ def parse_header(path: Path = HEADER) -> Header:
 
 
 def _doc_before(text: str, start: int) -> str:
-    """The comment block right above a prototype (blank lines and #defines may sit between)."""
-    end = text.rfind("*/", 0, start)
-    if end < 0 or text[end + 2:start].strip() and not all(
-            line.strip().startswith("#define") or not line.strip() for line in text[end + 2:start].splitlines()):
-        return ""
-    begin = text.rfind("/*", 0, end)
-    return " ".join(text[begin + 2:end].replace("*", " ").split())
+    """The comment blocks right above a prototype: its own, and the section notes above that
+    (blank lines and #defines may sit between them; any other code ends the search)."""
+    blocks: List[str] = []
+    end = start
+    while True:
+        close = text.rfind("*/", 0, end)
+        if close < 0:
+            break
+        between = text[close + 2:end]
+        if any(line.strip() and not line.strip().startswith("#define") for line in between.splitlines()):
+            break
+        begin = text.rfind("/*", 0, close)
+        blocks.append(" ".join(text[begin + 2:close].replace("*", " ").split()))
+        end = begin
+    return " ".join(reversed(blocks))
 
 
 def _nullable_names(doc: str) -> set:
@@ -125,7 +133,7 @@ def _param(text: str, handle_types: List[str], callbacks: List[str], doc: str) -
         role = {1: "handle", 2: "out_handle"}[stars]
         return Param(ctype, name, role, kind=base)
     if base in callbacks:
-        return Param(ctype, name, "callback")
+        return Param(ctype, name, "callback", nullable=name in _nullable_names(doc))
     if base == "char":
         role = {1: "string", 2: "out_string"}[stars]
         return Param(ctype, name, role, nullable=role == "string" and name in _nullable_names(doc))
@@ -284,7 +292,7 @@ class Sweep:
             out.append(("NULL", None, (E["NK_E_INVALID_ARGUMENT"],)))
         elif p.role == "callback":
             null_function = getattr(self.ffi, p.ctype.replace("*", "").strip())()  # ctypes' NULL function pointer
-            out.append(("NULL", null_function, (E["NK_E_INVALID_ARGUMENT"],)))
+            out.append(("NULL", null_function, None if p.nullable else (E["NK_E_INVALID_ARGUMENT"],)))
         elif p.role == "string":
             out.append(("NULL", None, None if p.nullable else (E["NK_E_INVALID_ARGUMENT"],)))
             for bad in BAD_UTF8:
