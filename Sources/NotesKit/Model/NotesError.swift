@@ -89,7 +89,7 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
 
     /// `value` as it appears inside a message: at most `limit` characters, the rest elided, so an
     /// error never echoes a caller's 100 MB argument back.
-    static func shown(_ value: String, limit: Int = 200) -> String {
+    public static func shown(_ value: String, limit: Int = 200) -> String {
         guard value.utf8.count > limit else { return value }
         return String(value.prefix(limit)) + "… (\(value.utf8.count) bytes)"
     }
