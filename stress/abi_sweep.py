@@ -98,21 +98,18 @@ def parse_header(path: Path = HEADER) -> Header:
 
 
 def _doc_before(text: str, start: int) -> str:
-    """The comment blocks right above a prototype: its own, and the section notes above that
-    (blank lines and #defines may sit between them; any other code ends the search)."""
-    blocks: List[str] = []
-    end = start
-    while True:
-        close = text.rfind("*/", 0, end)
-        if close < 0:
-            break
-        between = text[close + 2:end]
-        if any(line.strip() and not line.strip().startswith("#define") for line in between.splitlines()):
-            break
-        begin = text.rfind("/*", 0, close)
-        blocks.append(" ".join(text[begin + 2:close].replace("*", " ").split()))
-        end = begin
-    return " ".join(reversed(blocks))
+    """What the header says about the prototype at `start`: the comment right above it, plus the
+    notes of its section (comments since the last "---- Section ----" line that are not attached
+    to another prototype)."""
+    section = max(text.rfind("/* ----", 0, start), 0)
+    notes = []
+    for m in re.finditer(r"/\*(.*?)\*/", text[section:start], re.S):
+        after = text[section + m.end():start]
+        attached = re.match(r"\s*(?:#define[^\n]*\s*)*(?!typedef)[A-Za-z_][\w \t*]*\bnk_\w+\s*\(", after)
+        own = not after.strip() or re.fullmatch(r"\s*(?:#define[^\n]*\s*)*", after)
+        if own or not attached:
+            notes.append(" ".join(m.group(1).replace("*", " ").split()))
+    return " ".join(notes)
 
 
 def _nullable_names(doc: str) -> set:
