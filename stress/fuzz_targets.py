@@ -146,9 +146,11 @@ def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
     """Every target the loaded library can run."""
     targets = dict(TARGETS)
     if hasattr(store, "import_"):
-        for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv"), ("transcript", ".txt")):
+        for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv")):
             targets[f"import_{fmt}"] = _import(fmt, suffix)
         targets["import_markdown"] = _markdown_folder
+        if hasattr(store, "conversations"):  # transcripts are chat
+            targets["import_transcript"] = _import("transcript", ".txt")
     if hasattr(store.articles, "search"):
         targets["search_articles"] = _search_articles
     if hasattr(store, "messages") and hasattr(store.messages, "search"):
