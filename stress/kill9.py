@@ -7,9 +7,9 @@ Modes:
   ``PRAGMA integrity_check`` is ok, every draft the child reported is there with at least the
   content it reported, every article it reported saved is there, and no draft is both saved and
   still open.
-- ``import``: the child imports one large file again and again (each import one transaction).
-  After every kill: integrity ok, and the article count is a whole multiple of the file's size
-  (each import all or nothing).
+- ``import``: the child imports two versions of one large file in turn, each replacing the other
+  (each import one transaction). After every kill: integrity ok, and every article is of one and
+  the same version (each import all or nothing).
 """
 from __future__ import annotations
 
@@ -45,9 +45,13 @@ for i in range(start, start + 10**9):
 IMPORT_CHILD = r"""
 import sys, noteskit as nk
 s = nk.Store.open(sys.argv[1])
+files = sys.argv[3:]
+n = int(sys.argv[2])
+print("ready", flush=True)  # the parent's random clock starts here, so a kill can hit the first import
 while True:
-    s.import_(sys.argv[2], format=sys.argv[3])
-    print("imported", flush=True)
+    report = s.import_(files[n % 2], on_conflict="replace")
+    print("imported", n % 2, flush=True)
+    n += 1
 """
 
 
@@ -127,32 +131,44 @@ def run_drafts(kills: int = 50, seed: int = 9, path: Optional[Path] = None) -> D
 
 def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str = "jsonl",
                path: Optional[Path] = None) -> Dict[str, Any]:
+    """The child imports two versions of one large file (same uids, contents marked "version 0" or
+    "version 1") in turn, each replacing the other in one transaction, until it is killed. After
+    every kill every article carries one and the same version: no import was half applied."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="nk-kill9-import-") as tmp:
         db = path or Path(tmp) / "kill9.db"
-        source = Path(tmp) / f"big.{fmt}"
+        sources = []
         with nk.Store.memory() as scratch:
-            scratch.articles.create_many({"title": f"imported {n}", "content": "x" * rng.randrange(10, 400)}
-                                         for n in range(records))
-            scratch.export(source, format=fmt)
+            made = scratch.articles.create_many({"title": f"imported {n}", "content": "x" * rng.randrange(10, 400)}
+                                                for n in range(records))
+            for version in (0, 1):
+                for a in made:
+                    scratch.articles.update(a.id, content=f"version {version} {a.title}")
+                sources.append(Path(tmp) / f"version{version}.{fmt}")
+                scratch.export(sources[-1], format=fmt)
         nk.Store.open(db).close()
+        seen = {0: 0, 1: 0}
         imports_done = 0
-        partial = 0
+        next_version = 0
         for _ in range(kills):
-            lines = _kill_at_random([IMPORT_CHILD, str(db), str(source), fmt], rng, 0.05, 2.0)
+            lines = _kill_at_random([IMPORT_CHILD, str(db), str(next_version), *map(str, sources)], rng, 0.05, 2.5)
             imports_done += sum(line.startswith("imported") for line in lines)
             check = integrity(db)
             assert check == "ok", check
             with nk.Store.open(db) as s:
                 count = s.articles.count()
-                # uids are kept on import, so a second import of the same file adds nothing or conflicts;
-                # either way the count is all of the file or none of it
-                assert count % records == 0, f"{count} articles: an import was cut in half"
-                partial += count % records != 0
+                versions = {a.content.split()[1] for a in s.articles.iter()}
+                assert count in (0, records), f"{count} articles: an import was cut in half"
+                assert len(versions) <= 1, f"articles of versions {versions} side by side: an import was cut in half"
+                if versions:
+                    current = int(versions.pop())
+                    seen[current] += 1
+                    next_version = 1 - current
         with nk.Store.open(db) as s:
             final = s.articles.count()
-    return {"kills": kills, "records_per_import": records, "imports_seen": imports_done, "final_articles": final,
-            "half_imports": partial, "integrity": "ok"}
+    return {"kills": kills, "records_per_import": records, "imports_completed": imports_done,
+            "kills_after_version_0": seen[0], "kills_after_version_1": seen[1], "final_articles": final,
+            "half_imports": 0, "integrity": "ok"}
 
 
 def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:

@@ -41,3 +41,49 @@ def test_syntax_in_cursors_and_store_paths_is_refused_or_literal(tmp_path):
     with nk.Store.open(tmp_path / name) as s:
         s.articles.create(title="t", content="c")
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == [name]
+
+
+TRAVERSAL_TITLES = [
+    "../../escape", "../escape", "..", ".", "/etc/passwd", "/tmp/absolute", "a/b/c", "a\\b\\c", "C:\\evil",
+    "~/home", "-rf", ".hidden", "%2e%2e%2fencoded", "天气/../../x", "\u202eexe.txt", "CON", "nul", "x" * 300,
+    "名前" * 120, "same", "same", "trailing dot.", "trailing space ", "tab\there", "line\nbreak",
+]
+
+
+def _needs_exchange(store):
+    if not hasattr(store, "import_"):
+        pytest.skip("the library has no import/export yet")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "csv"])
+def test_titles_with_paths_export_only_inside_the_target_folder_and_import_back_literally(tmp_path, store, fmt):
+    _needs_exchange(store)
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    target = outer / "notes"
+    store.articles.create_many([{"title": t, "content": f"body of {t}"} for t in TRAVERSAL_TITLES])
+    store.export(target, format=fmt)
+    written = [p for p in tmp_path.rglob("*")]
+    assert all(p == outer or p == target or p.parent == target for p in written), \
+        [str(p) for p in written if p.parent != target]
+    names = [p.name for p in target.iterdir()]
+    assert all(len(n.encode()) <= 255 and "/" not in n and n not in (".", "..") for n in names)
+    with nk.Store.memory() as other:
+        other.import_(target, format=fmt)
+        assert sorted(a.title for a in other.articles.iter()) == sorted(TRAVERSAL_TITLES)
+        assert sorted(a.content for a in other.articles.iter()) == sorted(f"body of {t}" for t in TRAVERSAL_TITLES)
+
+
+def test_a_markdown_note_whose_front_matter_names_another_place_is_imported_as_data(tmp_path, store):
+    _needs_exchange(store)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "note.md").write_text('---\ntitle: "../../../outside"\nuid: "/etc/passwd"\n---\nbody\n')
+    before = sorted(p for p in tmp_path.rglob("*"))
+    try:
+        store.import_(folder, format="markdown")
+    except nk.NotesError:
+        pass  # a uid that is not a UUID may be refused; either way nothing is written anywhere
+    assert sorted(p for p in tmp_path.rglob("*")) == before
+    for a in store.articles.iter():
+        assert a.title == "../../../outside"

@@ -35,3 +35,12 @@ def test_opening_a_missing_file_read_only_does_not_create_it(tmp_path):
     with pytest.raises(nk.StorageError):
         nk.Store.open(tmp_path / "missing.db", read_only=True)
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_killing_an_import_at_random_moments_leaves_all_of_it_or_none(db_path):
+    with nk.Store.memory() as s:
+        if not hasattr(s, "import_"):
+            pytest.skip("the library has no import yet")
+    figures = kill9.run_import(kills=3, records=5_000, path=db_path)
+    assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
+    assert figures["final_articles"] in (0, 5_000)
