@@ -159,6 +159,59 @@ int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
 /* Throws the draft away. */
 int32_t nk_draft_discard(nk_store *store, int64_t id);
 
+/* ---- Conversations ---------------------------------------------------------------------------- */
+/* Conversation JSON: {"id","uid","title","created_at","last_activity_at"}. last_activity_at is the
+ * later of created_at and the newest sent_at of its messages; it never moves back. */
+
+/* Starts a conversation. title: non-blank, at most 1000 characters. *out_json (owned): the conversation. */
+int32_t nk_conversation_create(nk_store *store, const char *title, char **out_json);
+
+/* *out_json (owned): the conversation with id. */
+int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_json);
+
+/* A page of conversations, most recent activity first. limit: 1..1000. after (nullable): a
+ * next_cursor. *out_json (owned): {"items": [conversation...], "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+
+/* Gives the conversation a new title. *out_json (owned): the conversation after the change. */
+int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_json);
+
+/* Deletes the conversation and all its messages in one transaction. The change feed gets one
+ * "delete" per message, then one for the conversation. */
+int32_t nk_conversation_delete(nk_store *store, int64_t id);
+
+/* A page of the conversation's history, paged backward from the newest message. limit: 1..1000.
+ * before (nullable): the next_cursor of the previous page, for the messages just earlier than it.
+ * Items within a page are oldest first (as a chat shows them); next_cursor is null once nothing
+ * earlier exists. A cursor of another conversation's history is NK_E_VALIDATION.
+ * *out_json (owned): {"items": [message...], "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
+                                char **out_json);
+
+/* ---- Messages --------------------------------------------------------------------------------- */
+/* Message JSON: {"id","uid","conversation_id","content","from_me","sent_at"}. Message text must be
+ * non-blank (NK_E_VALIDATION on field "content", nothing written) and is stored exactly as given. */
+
+/* Adds a message sent by the user (from_me true), sent now. *out_json (owned): the message. */
+int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_json);
+
+/* Adds a message received by the user (from_me false). sent_at (nullable): ISO-8601 time of an
+ * imported message; NULL means now. *out_json (owned): the message. */
+int32_t nk_message_receive(nk_store *store, int64_t conversation_id, const char *text, const char *sent_at,
+                           char **out_json);
+
+/* *out_json (owned): the message with id. */
+int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
+
+/* Deletes the message. */
+int32_t nk_message_delete(nk_store *store, int64_t id);
+
+/* Adds many messages to the conversation in one transaction, all or none. records_json: a JSON
+ * array of {"content","from_me", "uid"?, "sent_at"?}; another field is NK_E_VALIDATION.
+ * *out_json (owned): what the store assigned to each, in record order: [{"id","uid","sent_at"}, ...].
+ * Fresh message uids are time-ordered (UUID version 7). */
+int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,26 @@ extension JSONWriter {
         raw("}")
     }
 
+    mutating func conversation(_ c: Conversation) {
+        raw("{"); key("id"); int(c.id)
+        raw(","); key("uid"); string(c.uid)
+        raw(","); key("title"); string(c.title)
+        raw(","); key("created_at"); timestamp(c.createdAt)
+        raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
+        raw("}")
+    }
+
+    mutating func message(_ m: Message) {
+        bytes.reserveCapacity(bytes.count + m.content.utf8.count + 160)
+        raw("{"); key("id"); int(m.id)
+        raw(","); key("uid"); string(m.uid)
+        raw(","); key("conversation_id"); int(m.conversationId)
+        raw(","); key("content"); string(m.content)
+        raw(","); key("from_me"); bool(m.fromMe)
+        raw(","); key("sent_at"); timestamp(m.sentAt)
+        raw("}")
+    }
+
     mutating func change(_ c: Change) {
         raw("{"); key("seq"); int(c.seq)
         raw(","); key("entity"); string(c.entity)
@@ -47,6 +67,14 @@ extension JSONWriter {
         raw(","); key("uid"); string(a.uid)
         raw(","); key("created_at"); timestamp(a.createdAt)
         raw(","); key("updated_at"); timestamp(a.updatedAt)
+        raw("}")
+    }
+
+    /// What a bulk insert returns per message: the fields the store assigned. The caller has the rest.
+    mutating func created(_ m: Message) {
+        raw("{"); key("id"); int(m.id)
+        raw(","); key("uid"); string(m.uid)
+        raw(","); key("sent_at"); timestamp(m.sentAt)
         raw("}")
     }
 

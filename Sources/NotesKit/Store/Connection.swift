@@ -77,11 +77,13 @@ final class Connection {
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling back
     /// on any error, so that a failure leaves nothing half-written.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        // BEGIN and COMMIT as cached statements: parsing them on every write costs a small write
+        // (one chat message) about a tenth of its time.
+        try prepare("BEGIN IMMEDIATE").run()
         do {
             let result = try body()
             finishStatements()
-            try execute("COMMIT")
+            try prepare("COMMIT").run()
             return result
         } catch {
             finishStatements()

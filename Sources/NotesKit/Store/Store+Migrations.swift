@@ -45,6 +45,30 @@ extension Store {
                 at INTEGER NOT NULL
             );
             """),
+        // Chat. Deleting a conversation deletes its messages (foreign_keys is ON). History pages
+        // by (sent_at, id) within one conversation. The list pages by (last_activity_at,
+        // activity_seq): activity_seq is the change-feed seq of the conversation's latest activity
+        // (its creation or newest message), so activity within one millisecond keeps its order.
+        Migration(name: "0002_conversations_messages", sql: """
+            CREATE TABLE conversations(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                uid TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_activity_at INTEGER NOT NULL,
+                activity_seq INTEGER NOT NULL
+            );
+            CREATE INDEX conversations_recent ON conversations(last_activity_at, activity_seq);
+            CREATE TABLE messages(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                uid TEXT NOT NULL UNIQUE,
+                conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                content TEXT NOT NULL,
+                from_me INTEGER NOT NULL,
+                sent_at INTEGER NOT NULL
+            );
+            CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
+            """),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {

@@ -194,4 +194,31 @@ final class WriteContext {
         try stmt.run()
         changes.append(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
     }
+
+    /// Appends one `create` change per (id, uid), in order, ``changesPerInsert`` rows per
+    /// statement: a bulk write of a million rows does not pay a statement per change. Same feed
+    /// as ``record(_:_:id:uid:revision:)``.
+    func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
+        let per = Self.changesPerInsert, whole = ids.count / per * per
+        changes.reserveCapacity(changes.count + ids.count)
+        for start in stride(from: 0, to: whole, by: per) {
+            let stmt = try connection.prepare(Self.multiRowChange)
+            for k in 0..<per {
+                let p = Int32(4 * k)
+                stmt.bind(p + 1, entity).bind(p + 2, ids[start + k]).bind(p + 3, uids[start + k]).bind(p + 4, now.milliseconds)
+            }
+            try stmt.run()
+            // One statement under the write lock: its seqs are consecutive.
+            let firstSeq = connection.lastInsertRowID - Int64(per - 1)
+            for k in 0..<per {
+                changes.append(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
+                                      uid: uids[start + k], revision: nil, at: now))
+            }
+        }
+        for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+    }
+
+    static let changesPerInsert = 64
+    static let multiRowChange = "INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES "
+        + Array(repeating: "(?, 'create', ?, ?, NULL, ?)", count: changesPerInsert).joined(separator: ", ")
 }

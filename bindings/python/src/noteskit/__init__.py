@@ -10,7 +10,8 @@ from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
-from .models import Article, Change, Page
+from .chat import Conversations, Messages
+from .models import Article, Change, Conversation, Message, Page
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
@@ -24,8 +25,8 @@ def library_version() -> str:
 
 
 __all__ = [
-    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError",
-    "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
-    "LIBRARY_PATH", "LibraryError", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
+    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
+    "Conversations", "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
+    "LIBRARY_PATH", "LibraryError", "Message", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

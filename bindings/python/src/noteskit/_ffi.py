@@ -142,6 +142,34 @@ nk_draft_save = _declare("nk_draft_save", c_int32, c_void_p, c_int64, c_void_pp)
 nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 
 
+# ---- Conversations ------------------------------------------------------------------------------
+# int32_t nk_conversation_create(nk_store *store, const char *title, char **out_json);
+nk_conversation_create = _declare("nk_conversation_create", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_json);
+nk_conversation_get = _declare("nk_conversation_get", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+nk_conversation_list = _declare("nk_conversation_list", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_json);
+nk_conversation_rename = _declare("nk_conversation_rename", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_conversation_delete(nk_store *store, int64_t id);
+nk_conversation_delete = _declare("nk_conversation_delete", c_int32, c_void_p, c_int64)
+# int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
+#                                 char **out_json);
+nk_conversation_history = _declare("nk_conversation_history", c_int32, c_void_p, c_int64, c_int64, c_char_p, c_void_pp)
+
+# ---- Messages -----------------------------------------------------------------------------------
+# int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_json);
+nk_message_send = _declare("nk_message_send", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_message_receive(nk_store *store, int64_t conversation_id, const char *text, const char *sent_at,
+#                            char **out_json);
+nk_message_receive = _declare("nk_message_receive", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
+nk_message_get = _declare("nk_message_get", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_message_delete(nk_store *store, int64_t id);
+nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
+# int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
+nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+
 # ---- Helpers ------------------------------------------------------------------------------------
 
 def last_error() -> NotesError:

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+
+if TYPE_CHECKING:
+    from .store import Store
 
 T = TypeVar("T")
 
@@ -52,6 +55,95 @@ class Article:
     def _from_json(cls, d: Dict[str, Any]) -> "Article":
         return cls(d["id"], d["uid"], d["title"], d["content"], _fromiso(d["created_at"]), _fromiso(d["updated_at"]),
                    d["revision"])
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message: ``from_me`` is True for a message the user sent, False for one received.
+
+    ``content`` is the text exactly as given; ``sent_at`` is an aware UTC ``datetime``. New
+    messages get time-ordered uids (UUID version 7).
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     m = store.conversations.create("Alice").send("  see you at 8  ")
+    ...     (m.content, m.from_me)
+    ('  see you at 8  ', True)
+    """
+
+    __slots__ = ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
+    id: int
+    uid: str
+    conversation_id: int
+    content: str
+    from_me: bool
+    sent_at: datetime
+
+    @classmethod
+    def _from_json(cls, d: Dict[str, Any]) -> "Message":
+        return cls(d["id"], d["uid"], d["conversation_id"], d["content"], d["from_me"], _fromiso(d["sent_at"]))
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A chat conversation, bound to the store it came from so that it can be used directly.
+
+    ``last_activity_at`` orders ``store.conversations.list()`` (most recent first): the later of
+    ``created_at`` and the newest ``sent_at`` of its messages; it never moves back. The record is
+    frozen: :meth:`rename` returns the renamed conversation and leaves this one as it was. Its
+    dataclass fields are the model's only; the store it is bound to is kept beside them, so
+    ``dataclasses.asdict`` and ``==`` see just the record.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     _ = conv.send("hello"); _ = conv.receive("hi")
+    ...     [(m.content, m.from_me) for m in conv.history()]
+    [('hello', True), ('hi', False)]
+    """
+
+    id: int
+    uid: str
+    title: str
+    created_at: datetime
+    last_activity_at: datetime
+
+    @classmethod
+    def _from_json(cls, d: Dict[str, Any], store: "Store") -> "Conversation":
+        conversation = cls(d["id"], d["uid"], d["title"], _fromiso(d["created_at"]), _fromiso(d["last_activity_at"]))
+        object.__setattr__(conversation, "_store", store)
+        return conversation
+
+    @property
+    def _bound(self) -> "Store":
+        store: Optional["Store"] = self.__dict__.get("_store")
+        if store is None:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError("this Conversation is not bound to a store (it was built by hand or by "
+                                       "dataclasses.replace); get it from store.conversations")
+        return store
+
+    def send(self, text: str) -> Message:
+        """Adds a message sent by the user (``from_me=True``), now. See :meth:`Messages.send`."""
+        return self._bound.messages.send(self.id, text)
+
+    def receive(self, text: str, sent_at: Union[datetime, str, None] = None) -> Message:
+        """Adds a message the user received (``from_me=False``), now or at ``sent_at``. See :meth:`Messages.receive`."""
+        return self._bound.messages.receive(self.id, text, sent_at=sent_at)
+
+    def history(self, limit: int = 50, before: Optional[str] = None) -> "Page[Message]":
+        """A page of this conversation's history, newest page first, oldest first within the page.
+        See :meth:`Messages.history`."""
+        return self._bound.messages.history(self.id, limit=limit, before=before)
+
+    def rename(self, title: str) -> "Conversation":
+        """Gives the conversation a new title and returns it renamed (this object is frozen)."""
+        return self._bound.conversations.rename(self.id, title)
+
+    def delete(self) -> None:
+        """Deletes the conversation and all its messages, in one transaction."""
+        self._bound.conversations.delete(self.id)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
+from .chat import Conversations, Messages
 from .models import Article, Change, Page, format_time, parse_time
 
 _I64 = 2 ** 63
@@ -53,6 +54,8 @@ class Store:
         self._callbacks: Dict[int, Any] = {}
         self._finalizer = weakref.finalize(self, _close_handle, handle)
         self.articles = Articles(self)
+        self.conversations = Conversations(self)
+        self.messages = Messages(self)
 
     @classmethod
     def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None) -> "Store":

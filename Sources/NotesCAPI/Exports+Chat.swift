@@ -1,0 +1,114 @@
+import NotesKit
+
+// Conversations and messages. Records come back as JSON (see JSON+Model.swift).
+
+@_cdecl("nk_conversation_create")
+public func nk_conversation_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let conversation = try store(handle).conversations.create(title: try string(title, "title"))
+        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+    }
+}
+
+@_cdecl("nk_conversation_get")
+public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let conversation = try store(handle).conversations.get(id)
+        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+    }
+}
+
+@_cdecl("nk_conversation_list")
+public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let page = try store(handle).conversations.list(limit: count(limit), after: try optionalString(after, "after"))
+        try put(JSONWriter.encode { $0.page(page) { $0.conversation($1) } }, out)
+    }
+}
+
+@_cdecl("nk_conversation_rename")
+public func nk_conversation_rename(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let conversation = try store(handle).conversations.rename(id, title: try string(title, "title"))
+        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+    }
+}
+
+@_cdecl("nk_conversation_delete")
+public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
+    call { try store(handle).conversations.delete(id) }
+}
+
+@_cdecl("nk_conversation_history")
+public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
+                                    _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let page = try store(handle).messages.history(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
+        try put(JSONWriter.encode { $0.page(page) { $0.message($1) } }, out)
+    }
+}
+
+@_cdecl("nk_message_send")
+public func nk_message_send(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let message = try store(handle).messages.send(try string(text, "content"), in: conversationID)
+        try put(JSONWriter.encode { $0.message(message) }, out)
+    }
+}
+
+@_cdecl("nk_message_receive")
+public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?,
+                               _ sentAt: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let content = try string(text, "content")
+        let time = try optionalString(sentAt, "sent_at").map { text in
+            guard let t = Timestamp(iso8601: text) else {
+                throw NotesError(.validation, "sent_at must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"",
+                                 field: "sent_at")
+            }
+            return t
+        }
+        let message = try store(handle).messages.receive(content, in: conversationID, sentAt: time)
+        try put(JSONWriter.encode { $0.message(message) }, out)
+    }
+}
+
+@_cdecl("nk_message_get")
+public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let message = try store(handle).messages.get(id)
+        try put(JSONWriter.encode { $0.message(message) }, out)
+    }
+}
+
+@_cdecl("nk_message_delete")
+public func nk_message_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
+    call { try store(handle).messages.delete(id) }
+}
+
+private let messageFields: Set<String> = ["content", "from_me", "uid", "sent_at"]
+
+@_cdecl("nk_message_insert_many")
+public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: Int64, _ recordsJSON: UnsafePointer<CChar>?,
+                                   _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let store = try store(handle)
+        let input = try records(recordsJSON, "records_json") { r in
+            try r.onlyFields(messageFields)
+            guard let fromMe = try r.optionalBool("from_me") else { throw r.fail("from_me", "from_me is missing") }
+            return NewMessage(content: try r.string("content"), fromMe: fromMe, uid: try r.optionalString("uid"),
+                              sentAt: try r.optionalTimestamp("sent_at"))
+        }
+        let created = try store.messages.insertMany(input, in: conversationID)
+        try put(JSONWriter.encode { $0.list(created) { $0.created($1) } }, out)
+    }
+}

@@ -1,0 +1,130 @@
+/// The conversations of a store: create, read, rename, delete, page by most recent activity.
+///
+/// Obtained as `store.conversations`. Every method is one transaction (or one read) under the
+/// store's lock; writes record their changes in the change feed in the same transaction. The
+/// messages of a conversation are in ``MessageStore`` (`store.messages`).
+public struct ConversationStore: Sendable {
+    let store: Store
+
+    static let columns = "id, uid, title, created_at, last_activity_at"
+    static let listKind = "conversations"
+
+    // MARK: - Reading
+
+    /// The conversation with `id`, or `.notFound`. O(log n).
+    public func get(_ id: Int64) throws -> Conversation {
+        try store.read { db in try Self.require(db, id) }
+    }
+
+    /// One page of conversations, most recent activity first: by `lastActivityAt`, then by the
+    /// order in which that activity happened (so a conversation written to last comes first even
+    /// within one millisecond).
+    ///
+    /// Keyset-paged like the article list: `after` is the `nextCursor` of the previous page, and a
+    /// page at any depth costs O(log n + limit). A conversation never shows up twice while a reader
+    /// pages on; one that gets a new message meanwhile moves to the top, above the reader's
+    /// position, and shows up on the next first page. `limit` is 1...1000.
+    public func list(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<Conversation> {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            var rows = try Self.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
+                (Self.conversation(from: stmt), stmt.int64(5))
+            }
+            guard rows.count > limit else { return Page(items: rows.map(\.0), nextCursor: nil) }
+            rows.removeLast()
+            let (last, activitySeq) = rows[rows.count - 1]
+            let next = store.cursors.encode(kind: Self.listKind, .init(key: last.lastActivityAt.milliseconds, id: activitySeq))
+            return Page(items: rows.map(\.0), nextCursor: next)
+        }
+    }
+
+    /// Conversations by the index `(last_activity_at, activity_seq)`, most recent first.
+    static let mostRecentFirst = Keyset(select: "SELECT \(columns), activity_seq FROM conversations", key: "last_activity_at",
+                                        id: "activity_seq")
+
+    // MARK: - Writing
+
+    /// Starts a new conversation. The title must be non-blank and at most 1 000 characters
+    /// (`.validation` naming `title`, nothing written).
+    public func create(title: String) throws -> Conversation {
+        try Conversation.validate(title: title)
+        return try store.write { tx in
+            let uid = UID.random()
+            let insert = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0)")
+            insert.bind(1, uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
+            try insert.run()
+            let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
+            try tx.record("conversation", .create, id: conversation.id, uid: uid, revision: nil)
+            try Self.touch(tx, conversation.id, at: tx.now)
+            return conversation
+        }
+    }
+
+    /// Gives conversation `id` a new title (same rules as ``create(title:)``). Renaming to the
+    /// title it already has changes nothing and records no change. Its place in the list (last
+    /// activity) stays as it is.
+    public func rename(_ id: Int64, title: String) throws -> Conversation {
+        try Conversation.validate(title: title)
+        return try store.write { tx in
+            var conversation = try Self.require(tx.connection, id)
+            guard conversation.title != title else { return conversation }
+            let stmt = try tx.prepare("UPDATE conversations SET title = ? WHERE id = ?")
+            stmt.bind(1, title).bind(2, id)
+            try stmt.run()
+            conversation.title = title
+            try tx.record("conversation", .update, id: id, uid: conversation.uid, revision: nil)
+            return conversation
+        }
+    }
+
+    /// Deletes conversation `id` and all its messages in one transaction; `.notFound` if there is
+    /// none.
+    ///
+    /// The change feed gets one `delete` per message (oldest first), then one for the
+    /// conversation, so that caches keyed by message id can drop their entries. O(m log n) for m
+    /// messages.
+    public func delete(_ id: Int64) throws {
+        try store.write { tx in
+            let conversation = try Self.require(tx.connection, id)
+            let select = try tx.prepare("SELECT id, uid FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+            select.bind(1, id)
+            var messages: [(Int64, String)] = []
+            while try select.step() { messages.append((select.int64(0), select.text(1))) }
+            for (messageId, uid) in messages {
+                try tx.record("message", .delete, id: messageId, uid: uid, revision: nil)
+            }
+            // The messages go by ON DELETE CASCADE.
+            let delete = try tx.prepare("DELETE FROM conversations WHERE id = ?")
+            delete.bind(1, id)
+            try delete.run()
+            try tx.record("conversation", .delete, id: id, uid: conversation.uid, revision: nil)
+        }
+    }
+
+    // MARK: - Rows
+
+    /// Makes `at` the conversation's last activity, ordered by the change just recorded.
+    static func touch(_ tx: WriteContext, _ id: Int64, at: Timestamp) throws {
+        let stmt = try tx.prepare("UPDATE conversations SET last_activity_at = ?, activity_seq = ? WHERE id = ?")
+        stmt.bind(1, at.milliseconds).bind(2, tx.changes.last?.seq ?? 0).bind(3, id)
+        try stmt.run()
+    }
+
+    static func require(_ db: Connection, _ id: Int64) throws -> Conversation {
+        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE id = ?")
+        stmt.bind(1, id)
+        guard try stmt.step() else { throw NotesError.notFound("conversation", id) }
+        return conversation(from: stmt)
+    }
+
+    static func conversation(from stmt: Statement) -> Conversation {
+        Conversation(id: stmt.int64(0), uid: stmt.text(1), title: stmt.text(2),
+                     createdAt: Timestamp(milliseconds: stmt.int64(3)), lastActivityAt: Timestamp(milliseconds: stmt.int64(4)))
+    }
+}
+
+extension Store {
+    /// The store's chat conversations.
+    public var conversations: ConversationStore { ConversationStore(store: self) }
+}

@@ -1,0 +1,197 @@
+/// The chat messages of a store: send, receive, bulk import, read, delete, and history paged
+/// backward from the newest.
+///
+/// Obtained as `store.messages`. Every method is one transaction (or one read) under the store's
+/// lock; writes record their changes in the change feed in the same transaction.
+public struct MessageStore: Sendable {
+    let store: Store
+
+    static let columns = "id, uid, conversation_id, content, from_me, sent_at"
+
+    /// The cursor kind of one conversation's history, so that its cursors are refused for another.
+    static func historyKind(_ conversationId: Int64) -> String { "history:\(conversationId)" }
+
+    // MARK: - Reading
+
+    /// The message with `id`, or `.notFound`. O(log n).
+    public func get(_ id: Int64) throws -> Message {
+        try store.read { db in
+            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound("message", id) }
+            return Self.message(from: stmt)
+        }
+    }
+
+    /// One page of the history of conversation `conversationId`, paged backward from the newest
+    /// message ("load earlier").
+    ///
+    /// Without `before`, the newest `limit` messages; with the `nextCursor` of a page, the
+    /// `limit` messages just earlier than that page. Within a page the items are oldest first, as
+    /// a chat shows them; `nextCursor` is nil once nothing earlier exists. Ordered by `sentAt`,
+    /// then `id`: messages added while a reader pages back are never seen twice nor make it skip
+    /// one. A page at any depth costs O(log n + limit). `limit` is 1...1000; `.notFound` for an
+    /// unknown conversation; a cursor of another conversation's history is `.validation` on
+    /// `cursor`.
+    public func history(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> Page<Message> {
+        try PageLimit.check(limit)
+        let kind = Self.historyKind(conversationId)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
+        return try store.read { db in
+            _ = try ConversationStore.require(db, conversationId)
+            var rows = try Self.newestFirst.rows(db, after: position, limit: limit + 1, bind: { stmt, i in
+                stmt.bind(i, conversationId)
+                return i + 1
+            }, row: Self.message(from:))
+            var next: String?
+            if rows.count > limit {
+                rows.removeLast()
+                let oldest = rows[rows.count - 1]
+                next = store.cursors.encode(kind: kind, .init(key: oldest.sentAt.milliseconds, id: oldest.id))
+            }
+            rows.reverse()
+            return Page(items: rows, nextCursor: next)
+        }
+    }
+
+    /// One conversation's messages newest first, by the index `(conversation_id, sent_at, id)`.
+    static let newestFirst = Keyset(select: "SELECT \(columns) FROM messages", key: "sent_at", filter: "conversation_id = ?")
+
+    // MARK: - Writing
+
+    /// Adds a message the user sent (`fromMe` true) to conversation `conversationId`, sent now.
+    ///
+    /// Empty or whitespace-only text is `.validation` on `content` and writes nothing; the text is
+    /// stored exactly as given. `.notFound` for an unknown conversation.
+    public func send(_ content: String, in conversationId: Int64) throws -> Message {
+        try insertMany([NewMessage(content: content, fromMe: true)], in: conversationId)[0]
+    }
+
+    /// Adds a message the user received (`fromMe` false), at `sentAt` (imported history) or now.
+    /// Same rules as ``send(_:in:)``.
+    public func receive(_ content: String, in conversationId: Int64, sentAt: Timestamp? = nil) throws -> Message {
+        try insertMany([NewMessage(content: content, fromMe: false, sentAt: sentAt)], in: conversationId)[0]
+    }
+
+    /// Adds many messages to conversation `conversationId` in one transaction: all of them, or
+    /// (on any invalid record) none.
+    ///
+    /// A `.validation` error names the field and, when there are several records, the record's
+    /// index (`line`, 0-based). A `uid` already in the store is a `.conflict`; an unknown
+    /// conversation is `.notFound`. Records without `sentAt` get the time of the write. The
+    /// conversation's `lastActivityAt` moves to the newest `sentAt` unless that is earlier (an
+    /// import of old history leaves its place in the list). O(k log n).
+    public func insertMany(_ records: [NewMessage], in conversationId: Int64) throws -> [Message] {
+        var prepared: [Message] = []
+        prepared.reserveCapacity(records.count)
+        // Time-ordered uids: a send appends to the uid index, a bulk import walks it forward.
+        let fresh = UID.timeOrdered(count: records.count { $0.uid == nil })
+        var freshUsed = 0
+        for (index, record) in records.enumerated() {
+            do {
+                try Message.validate(content: record.content)
+                try Message.validate(sentAt: record.sentAt)
+                let uid: String
+                if let given = record.uid {
+                    uid = try UID.normalized(given)
+                } else {
+                    uid = fresh[freshUsed]
+                    freshUsed += 1
+                }
+                prepared.append(Message(id: 0, uid: uid, conversationId: conversationId, content: record.content,
+                                        fromMe: record.fromMe, sentAt: record.sentAt ?? Timestamp(milliseconds: 0)))
+            } catch var error as NotesError {
+                if records.count > 1 {
+                    error.line = index
+                    error.message = "record \(index): " + error.message
+                }
+                throw error
+            }
+        }
+        guard !records.isEmpty else {
+            _ = try store.read { db in try ConversationStore.require(db, conversationId) }
+            return []
+        }
+        return try store.write { tx in
+            var newest = Int64.min
+            for index in prepared.indices {
+                if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
+                newest = max(newest, prepared[index].sentAt.milliseconds)
+            }
+            let activity = try tx.prepare("SELECT last_activity_at FROM conversations WHERE id = ?")
+            activity.bind(1, conversationId)
+            guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
+            let lastActivity = activity.int64(0)
+
+            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)")
+            func insertOne(_ index: Int) throws {
+                let m = prepared[index]
+                insert.reset()
+                insert.bind(1, m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
+                do {
+                    try insert.run()
+                } catch var error as NotesError where error.kind == .conflict {
+                    error.field = "uid"
+                    error.line = records.count > 1 ? index : nil
+                    error.message = "a message with uid \(m.uid) already exists"
+                    throw error
+                }
+                prepared[index].id = tx.connection.lastInsertRowID
+            }
+            // In bulk, rowsPerInsert rows per statement: SQLite's work per statement (AUTOINCREMENT's
+            // bookkeeping included) is then paid once per chunk. AUTOINCREMENT under the write lock
+            // numbers a statement's rows consecutively.
+            let per = Self.rowsPerInsert, whole = prepared.count / per * per
+            for start in stride(from: 0, to: whole, by: per) {
+                let many = try tx.prepare(Self.multiRowInsert)
+                for k in 0..<per {
+                    let m = prepared[start + k], p = Int32(5 * k)
+                    many.bind(p + 1, m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
+                }
+                do {
+                    try many.run()
+                } catch let error as NotesError where error.kind == .conflict {
+                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
+                    throw error
+                }
+                let last = tx.connection.lastInsertRowID
+                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
+            }
+            for index in whole..<prepared.count { try insertOne(index) }
+            try tx.recordCreated("message", ids: prepared.map(\.id), uids: prepared.map(\.uid))
+            // Imported older messages leave the conversation where it is in the list.
+            if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
+            return prepared
+        }
+    }
+
+    static let rowsPerInsert = 64
+    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES "
+        + Array(repeating: "(?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
+
+    /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
+    public func delete(_ id: Int64) throws {
+        try store.write { tx in
+            let select = try tx.prepare("SELECT uid FROM messages WHERE id = ?")
+            select.bind(1, id)
+            guard try select.step() else { throw NotesError.notFound("message", id) }
+            let uid = select.text(0)
+            let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
+            delete.bind(1, id)
+            try delete.run()
+            try tx.record("message", .delete, id: id, uid: uid, revision: nil)
+        }
+    }
+
+    // MARK: - Rows
+
+    static func message(from stmt: Statement) -> Message {
+        Message(id: stmt.int64(0), uid: stmt.text(1), conversationId: stmt.int64(2), content: stmt.text(3),
+                fromMe: stmt.int64(4) != 0, sentAt: Timestamp(milliseconds: stmt.int64(5)))
+    }
+}
+
+extension Store {
+    /// The store's chat messages, in every conversation.
+    public var messages: MessageStore { MessageStore(store: self) }
+}

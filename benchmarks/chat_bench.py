@@ -1,0 +1,189 @@
+"""Chat benchmark (issue 3): history pages at depth, bulk insert and send, against Python's sqlite3
+on an equivalent schema (the tables and indexes of migration 0002, WAL, synchronous=NORMAL,
+foreign_keys=ON), measured in the same run, files in the same folder.
+
+    .venv/bin/python benchmarks/chat_bench.py [--quick] [--n 1000000]
+
+- a page of 50 at depth n messages against the newest page (ours; goal ≤ 1.5×), with the peer's
+  pages for context (its rows made into dataclasses, as ours are);
+- ``insert_many`` of n messages against ``executemany`` (uids from ``uuid4``) + commit (goal: our
+  throughput ≥ 1.0× the peer's);
+- ``conv.send(text)``, one transaction each, against one ``INSERT`` + ``COMMIT`` (goal ≤ 1.0×).
+  Each round is the mean of many sends, so WAL checkpoints are in the figure, as in real use.
+
+Compared figures are measured in alternating rounds (median of 9), so that the drift of a shared
+machine hits both sides alike.
+
+Our figures include all a Python caller pays: argument checks, JSON across the ABI, the returned
+``Message`` objects, the change feed and the conversation's last activity.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import noteskit as nk  # noqa: E402
+from _common import fmt, table, text  # noqa: E402
+
+# The tables and indexes of migration 0002_conversations_messages.
+PEER_SCHEMA = """
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+PRAGMA foreign_keys = ON;
+CREATE TABLE conversations(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    created_at INTEGER NOT NULL, last_activity_at INTEGER NOT NULL);
+CREATE INDEX conversations_recent ON conversations(last_activity_at, id);
+CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    content TEXT NOT NULL, from_me INTEGER NOT NULL, sent_at INTEGER NOT NULL);
+CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
+INSERT INTO conversations(uid, title, created_at, last_activity_at) VALUES ('peer', 'peer', 0, 0);
+"""
+INSERT = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)"
+COLUMNS = "id, uid, conversation_id, content, from_me, sent_at"
+
+
+@dataclass(frozen=True)
+class PeerMessage:
+    __slots__ = ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
+    id: int
+    uid: str
+    conversation_id: int
+    content: str
+    from_me: bool
+    sent_at: datetime
+
+
+def peer_messages(rows: List[Any]) -> List[PeerMessage]:
+    """Rows newest first, as a page oldest first."""
+    return [PeerMessage(r[0], r[1], r[2], r[3], bool(r[4]), datetime.fromtimestamp(r[5] / 1000, timezone.utc))
+            for r in reversed(rows)]
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def open_peer(path: Path) -> sqlite3.Connection:
+    peer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    peer.executescript(PEER_SCHEMA)
+    return peer
+
+
+def interleaved(fns: List[Callable[[], object]], repeat: int, number: int) -> List[float]:
+    """The median seconds per call of each of ``fns``, measured in alternating rounds of ``number``
+    calls, so that a shared machine's drift during the run hits them all alike."""
+    rounds: List[List[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, rounds):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - start) / number)
+    return [statistics.median(r) for r in rounds]
+
+
+def once(fn: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a small smoke run (20 000 messages)")
+    parser.add_argument("--n", type=int, default=1_000_000)
+    args = parser.parse_args()
+    n = 20_000 if args.quick else args.n
+    sends = 2_000 if args.quick else 10_000
+    rng = random.Random(7)
+    records = [{"content": text(rng, 2, 80), "from_me": rng.random() < 0.5} for _ in range(n)]
+    folder = Path(tempfile.mkdtemp(prefix="noteskit-chat-bench-"))
+    print(f"chat benchmark: {n:,} messages of 2–80 mixed CJK/Latin characters, files in {folder}")
+
+    store = nk.Store.open(folder / "ours.db")
+    peer = open_peer(folder / "peer.db")
+    conv = store.conversations.create("bench")
+
+    # ---- insert_many vs executemany ----
+    ours_bulk = once(lambda: store.messages.insert_many(conv.id, records))
+
+    def peer_insert() -> None:
+        now = now_ms()
+        peer.execute("BEGIN")
+        peer.executemany(INSERT, ((str(uuid.uuid4()), 1, r["content"], r["from_me"], now) for r in records))
+        peer.execute("COMMIT")
+
+    peer_bulk = once(peer_insert)
+
+    # ---- history: the newest page, and the oldest page (depth n - 50) ----
+    cursor = None
+    depth = 0
+    while depth < n - 1000:
+        page = conv.history(limit=1000, before=cursor)
+        cursor, depth = page.next_cursor, depth + len(page)
+    page = conv.history(limit=1000 - 50, before=cursor)
+    cursor, depth = page.next_cursor, depth + len(page)
+    assert cursor is not None
+    assert [m.content for m in conv.history(limit=50, before=cursor)] == [r["content"] for r in records[:50]]
+
+    newest_sql = f"SELECT {COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY sent_at DESC, id DESC LIMIT 51"
+    same_sql = (f"SELECT {COLUMNS} FROM messages WHERE conversation_id = ? AND sent_at = ? AND id < ? "
+                "ORDER BY id DESC LIMIT 51")
+    older_sql = (f"SELECT {COLUMNS} FROM messages WHERE conversation_id = ? AND sent_at < ? "
+                 "ORDER BY sent_at DESC, id DESC LIMIT ?")
+    (at, before_id), = peer.execute("SELECT sent_at, id FROM messages ORDER BY sent_at, id LIMIT 1 OFFSET 50").fetchall()
+
+    def peer_deep() -> List[PeerMessage]:
+        rows = peer.execute(same_sql, (1, at, before_id)).fetchall()
+        if len(rows) < 51:
+            rows += peer.execute(older_sql, (1, at, 51 - len(rows))).fetchall()
+        return peer_messages(rows[:50])
+
+    assert [m.content for m in peer_deep()] == [r["content"] for r in records[:50]]
+    newest, deep, peer_newest, peer_deep_t = interleaved([
+        lambda: conv.history(limit=50), lambda: conv.history(limit=50, before=cursor),
+        lambda: peer_messages(peer.execute(newest_sql, (1,)).fetchall()[:50]), peer_deep], repeat=9, number=200)
+
+    # ---- send one message, one transaction each ----
+    texts = [text(rng, 2, 80) for _ in range(64)]
+    it = iter(texts * (sends * 8 // len(texts) + 1))
+
+    def peer_send() -> None:
+        peer.execute("BEGIN")
+        peer.execute(INSERT, (str(uuid.uuid4()), 1, next(it), True, now_ms()))
+        peer.execute("COMMIT")
+
+    ours_send, peer_send_t = interleaved([lambda: conv.send(next(it)), peer_send], repeat=9, number=sends // 9)
+
+    print()
+    table([
+        (f"page of 50 at depth {depth:,} vs newest page", deep, "our newest page", newest, "≤ 1.5×", ""),
+        ("send one message (from Python)", ours_send, "sqlite3 INSERT + COMMIT", peer_send_t, "≤ 1.0×", ""),
+        (f"insert_many of {n:,} messages", ours_bulk, "sqlite3 executemany", peer_bulk, "≤ 1.0×",
+         f"; throughput {n / ours_bulk:,.0f} vs {n / peer_bulk:,.0f} rows/s = {peer_bulk / ours_bulk:.2f}× the peer, "
+         "goal ≥ 1.0×"),
+    ])
+    print(f"\nfor context: the peer's newest page {fmt(peer_newest)} (ours {newest / peer_newest:.2f}×), its page at "
+          f"depth {depth:,} {fmt(peer_deep_t)} (ours {deep / peer_deep_t:.2f}×), in the same two index seeks")
+    store.close()
+    peer.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Chat: the conversations and messages of a store, as ``store.conversations`` and ``store.messages``."""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+
+from . import _ffi
+from .models import Conversation, Message, Page, format_time, parse_time
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+class Conversations:
+    """The conversations of a store, as ``store.conversations``.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     alice = store.conversations.create("Alice")
+    ...     [c.title for c in store.conversations.list()]
+    ['Alice']
+    """
+
+    def __init__(self, store: "Store") -> None:
+        self._store = store
+
+    def _conversation(self, data: Any) -> Conversation:
+        return Conversation._from_json(data, self._store)
+
+    def create(self, title: str) -> Conversation:
+        """Starts a conversation. An empty, whitespace-only or over-long (> 1000 characters) title
+        raises :class:`ValidationError` naming ``title``, and nothing is written."""
+        return self._conversation(_ffi.call_json(_ffi.nk_conversation_create, self._store.handle, _ffi.text(title, "title")))
+
+    def get(self, id: int) -> Conversation:
+        """The conversation with ``id``; :class:`NotFoundError` if there is none."""
+        return self._conversation(_ffi.call_json(_ffi.nk_conversation_get, self._store.handle, _ffi.integer(id, "id")))
+
+    def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Conversation]:
+        """One page of conversations, most recent activity first (``last_activity_at``, then ``id``).
+
+        ``limit`` is 1 to 1000; pass a page's ``next_cursor`` as ``after`` for the next page (same
+        cost at any depth). A conversation that gets a message while you page moves to the top: it
+        is never seen twice, and shows up on the next first page.
+        """
+        data = _ffi.call_json(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
+                              _ffi.optional_text(after, "after"))
+        return Page([self._conversation(c) for c in data["items"]], data["next_cursor"], data["has_more"])
+
+    def iter(self, batch_size: int = 200) -> Iterator[Conversation]:
+        """Every conversation, most recent activity first, fetched lazily ``batch_size`` at a time."""
+        after: Optional[str] = None
+        while True:
+            page = self.list(limit=batch_size, after=after)
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            after = page.next_cursor
+
+    def __iter__(self) -> Iterator[Conversation]:
+        return self.iter()
+
+    def rename(self, id: int, title: str) -> Conversation:
+        """Gives conversation ``id`` a new title (same rules as :meth:`create`) and returns it.
+        Its place in the list does not change."""
+        return self._conversation(_ffi.call_json(_ffi.nk_conversation_rename, self._store.handle, _ffi.integer(id, "id"),
+                                                 _ffi.text(title, "title")))
+
+    def delete(self, id: int) -> None:
+        """Deletes conversation ``id`` and all its messages in one transaction; :class:`NotFoundError`
+        if there is none. The change feed gets a ``delete`` per message, then one for the conversation."""
+        _ffi.check(_ffi.nk_conversation_delete(self._store.handle, _ffi.integer(id, "id")))
+
+
+class Messages:
+    """The chat messages of a store, in every conversation, as ``store.messages``.
+
+    Message text must not be empty or only white space (:class:`ValidationError` on field
+    ``"content"``, the model's name for it, and nothing written); it is stored exactly as given.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     made = store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False},
+    ...                                                 {"content": "hello", "from_me": True}])
+    ...     [(m.content, m.from_me) for m in store.messages.history(conv.id)]
+    [('hi', False), ('hello', True)]
+    """
+
+    def __init__(self, store: "Store") -> None:
+        self._store = store
+
+    def send(self, conversation_id: int, text: str) -> Message:
+        """Adds a message sent by the user (``from_me=True``) to the conversation, sent now.
+        :class:`NotFoundError` for an unknown conversation."""
+        return Message._from_json(_ffi.call_json(_ffi.nk_message_send, self._store.handle,
+                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content")))
+
+    def receive(self, conversation_id: int, text: str, sent_at: Union[datetime, str, None] = None) -> Message:
+        """Adds a message the user received (``from_me=False``). ``sent_at`` (a ``datetime``, naive
+        taken as UTC, or ISO-8601 text) dates an imported message; by default it is now."""
+        when = None if sent_at is None else _ffi.text(format_time(sent_at, "sent_at"), "sent_at")
+        return Message._from_json(_ffi.call_json(_ffi.nk_message_receive, self._store.handle,
+                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"),
+                                                 when))
+
+    def history(self, conversation_id: int, limit: int = 50, before: Optional[str] = None) -> Page[Message]:
+        """A page of a conversation's history, paged backward from the newest message ("load earlier").
+
+        The first call returns the newest ``limit`` messages; pass its ``next_cursor`` as ``before``
+        for the messages just earlier, and so on. Within a page the items are **oldest first**, as a
+        chat shows them; ``has_more`` tells whether anything earlier exists. Ordered by ``sent_at``,
+        then ``id``: messages added while you page back are never seen twice nor make you skip one,
+        and any depth costs what the newest page costs. ``limit`` is 1 to 1000. A cursor of another
+        conversation is a :class:`ValidationError` on ``cursor``.
+        """
+        data = _ffi.call_json(_ffi.nk_conversation_history, self._store.handle,
+                              _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
+                              _ffi.optional_text(before, "before"))
+        return Page([Message._from_json(m) for m in data["items"]], data["next_cursor"], data["has_more"])
+
+    def get(self, id: int) -> Message:
+        """The message with ``id``; :class:`NotFoundError` if there is none."""
+        return Message._from_json(_ffi.call_json(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
+
+    def delete(self, id: int) -> None:
+        """Deletes message ``id``; :class:`NotFoundError` if there is none."""
+        _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
+
+    def insert_many(self, conversation_id: int, records: Iterable[Mapping[str, Any]]) -> List[Message]:
+        """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
+
+        Each record is a mapping with ``content`` (str) and ``from_me`` (bool), and optionally
+        ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
+        by default the time of the write). A failure names the record (``line``, 0-based) and the
+        field. Returns the messages created, in record order.
+        """
+        from .store import _records_json  # (store.py imports this module)
+
+        cid = _ffi.integer(conversation_id, "conversation_id")
+        records = list(records)
+        payload = _records_json(records)
+        with _gc_paused():
+            created = _ffi.call_json(_ffi.nk_message_insert_many, self._store.handle, cid, payload)
+            times: Dict[str, datetime] = {}  # a batch mostly shares one sent_at: parse it once
+            return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
+                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])))
+                    for c, r in zip(created, records)]
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector while a bulk result is built: a million new records (none
+    of which can form a cycle) would otherwise set it off again and again, doubling the cost."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
