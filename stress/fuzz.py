@@ -25,7 +25,14 @@ from typing import Any, Dict, List
 
 from .common import REPO, child_env
 
-RESET_EVERY = 5_000  # inputs per in-memory store, so imports do not grow one store forever
+RESET_EVERY = 5_000
+
+REPLAY = """
+import sys, noteskit as nk
+from stress import fuzz_targets
+with nk.Store.memory() as store:
+    print(fuzz_targets.replay(sys.argv[1], store, open(sys.argv[2], "rb").read()))
+"""  # inputs per in-memory store, so imports do not grow one store forever
 
 
 def drive(target_name: str, libfuzzer_args: List[str]) -> None:
@@ -85,6 +92,10 @@ def fuzz_one(name: str, runs: int, max_len: int = 4096) -> Dict[str, Any]:
                    "new_corpus_units": len(list(work.iterdir()))}
         if not ok:
             tail = "\n".join(out.stderr.splitlines()[-40:])
+            for crash in found:  # the Python traceback of each kept input, replayed outside libFuzzer
+                replay = subprocess.run([sys.executable, "-c", REPLAY, name, str(crash)], env=child_env(), cwd=REPO,
+                                        capture_output=True, text=True, timeout=600)
+                tail += f"\n--- replay of {crash.name} (exit {replay.returncode}):\n" + replay.stderr[-3000:]
             raise AssertionError(f"fuzz target {name} failed (exit {out.returncode}, kept {[c.name for c in found]}):\n{tail}")
     return figures
 

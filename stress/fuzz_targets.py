@@ -81,6 +81,38 @@ TARGETS: Dict[str, Callable[[nk.Store, bytes], None]] = {
 }
 
 
+# ---- Chat ---------------------------------------------------------------------------------------
+
+def _conversation(store: nk.Store) -> Any:
+    for c in store.conversations.iter():
+        return c
+    return store.conversations.create("fuzz")
+
+
+def message_records_json(store: nk.Store, data: bytes) -> None:
+    """Raw bytes as the bulk-insert JSON of messages (the C ABI's record reader)."""
+    conv = _conversation(store)
+    before = store.last_change_seq()
+    out = c_void_p()
+    status = _ffi.nk_message_insert_many(store.handle, conv.id, data.split(b"\0", 1)[0], byref(out))
+    if status:
+        error = _ffi.last_error()
+        assert store.last_change_seq() == before, "a refused bulk insert wrote something"
+        raise error
+    _ffi.nk_free(out.value)
+
+
+def message_text(store: nk.Store, data: bytes) -> None:
+    """Any text sent, and any text and time received: stored literally (or refused), read back equal."""
+    conv = _conversation(store)
+    text, when = (_text(p) for p in _split(data, 2))
+    m = conv.send(text)
+    assert store.messages.get(m.id).content == text
+    r = conv.receive(text, sent_at=when or None)
+    got = store.messages.get(r.id)
+    assert got.content == text and not got.from_me
+
+
 # ---- Import parsers ---------------------------------------------------------------------------
 
 def _import(fmt: str, suffix: str) -> Callable[[nk.Store, bytes], None]:
@@ -145,6 +177,9 @@ SEARCH_ROWS = [("天气", "今天天气很好 weather is fine"), ("100%", "50% o
 def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
     """Every target the loaded library can run."""
     targets = dict(TARGETS)
+    if hasattr(store, "conversations"):
+        targets["message_records_json"] = message_records_json
+        targets["message_text"] = message_text
     if hasattr(store, "import_"):
         for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv")):
             targets[f"import_{fmt}"] = _import(fmt, suffix)
