@@ -113,10 +113,10 @@ def _doc_before(text: str, start: int) -> str:
 
 
 def _nullable_names(doc: str) -> set:
-    """Parameter names the doc comment marks nullable: "after (nullable)", "title and/or content (nullable: ...)"."""
+    """Parameter names the doc comment marks nullable: "after (nullable)", "title and/or content (nullable: ...)", "a, b (nullable)"."""
     names = set()
-    for group in re.findall(r"((?:\w+ and/or )?\w+) \(nullable", doc):
-        names.update(group.split(" and/or "))
+    for group in re.findall(r"((?:\w+(?:, | and/or | and | or ))*\w+) \(nullable", doc):
+        names.update(re.split(r", | and/or | and | or ", group))
     return names
 
 
@@ -243,15 +243,18 @@ class Sweep:
         if p.role == "string":
             if p.name == "path":
                 return str(self.tmp / f"valid-{export.name}.db").encode()
-            if p.name.endswith("_json"):
-                return b'[{"title": "t", "content": "c"}]' if "records" in p.name else b"{}"
             if p.nullable:
                 return None
-            return b"valid text"
+            if p.name.endswith("_json"):
+                if "records" in p.name:
+                    return b'[{"title": "t", "content": "c"}]' if "nk_article" in export.name else b'[{"content": "c", "from_me": true}]'
+                return b"[1]" if p.name.startswith("ids") else b"{}"
+            return {"kind": b"article", "format": b"json"}.get(p.name, b"valid text")
         if p.role in ("int64", "int32"):
-            return {"limit": 10, "since": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30}.get(p.name, 1)
+            return {"limit": 10, "since": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30,
+                    "cache_bytes": 0, "threads": 1, "row": 0}.get(p.name, 1)
         if p.role == "double":
-            return 320.0
+            return {"size": 17.0, "estimated_height": 150.0}.get(p.name, 320.0)
         if p.role == "callback":
             callback = getattr(self.ffi, p.ctype.replace("*", "").strip())(lambda *a: None)
             self.keep.append(callback)
@@ -405,14 +408,16 @@ class Sweep:
 
 
 def storm(sweep: Sweep, rounds: int, threads: int = 4, calls_per_thread: int = 200, seed: int = 1) -> Dict[str, int]:
-    """Threads call every store export with valid arguments while the store is closed under them.
+    """Threads call every export that takes a handle, with valid arguments, while the store all
+    those handles come from is closed under them.
 
     Every status must be OK or a clean error (``NK_E_CLOSED`` once closed), never a crash.
     """
     E = sweep.codes
     ffi = sweep.ffi
+    # every export that takes a handle (store, layout, rows...), all made from the store being closed
     exports = [e for e in sweep.header.exports.values()
-               if any(p.role == "handle" and p.kind == "nk_store" for p in e.params) and not e.name.endswith("_close")]
+               if any(p.role == "handle" for p in e.params) and not e.name.endswith(("_close", "_free"))]
     rng = random.Random(seed)
     seen: Dict[str, int] = {}
     lock = threading.Lock()
