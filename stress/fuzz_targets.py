@@ -147,19 +147,30 @@ def _markdown_folder(store: nk.Store, data: bytes) -> None:
 
 
 def _search_articles(store: nk.Store, data: bytes) -> None:
-    """Any text as a search query, any field and case mode: hits contain the query literally."""
+    """Any text as a search query, any field and case mode. Every hit's spans point at text that
+    is the query (exactly, when case-sensitive), and an article containing the query literally
+    is found."""
     if store.articles.count() == 0:
         store.articles.create_many([{"title": t, "content": c} for t, c in SEARCH_ROWS])
     flags = data[:1]
     query = _text(data[1:])
     field = ("any", "title", "content")[flags[0] % 3] if flags else "any"
     case_sensitive = bool(flags and flags[0] & 4)
+    if flags and flags[0] & 8 and query.strip():  # store the query itself, so there is a hit to check
+        store.articles.create(title="fuzz", content=f"before {query} after")
     page = store.articles.search(query, field=field, case_sensitive=case_sensitive, limit=50)
     for hit in page.items:
-        text = {"title": hit.article.title, "content": hit.article.content}
-        fields = [text[field]] if field != "any" else list(text.values())
-        if query and case_sensitive:
-            assert any(query in f for f in fields), (query, hit.article)
+        for name, spans in hit.spans.items():
+            text = getattr(hit.article, name)
+            for start, end in spans:
+                assert 0 <= start < end <= len(text), (name, start, end, len(text))
+                if case_sensitive:
+                    assert text[start:end] == query, (text[start:end], query)
+    if case_sensitive and query and field != "title" and "\x00" not in query:
+        stored = [a for a in store.articles.iter() if query in a.content]
+        if stored and len(stored) <= 50:
+            found = {h.article.id for h in page.items}
+            assert {a.id for a in stored} <= found, f"{query!r} is stored but not found"
 
 
 def _search_messages(store: nk.Store, data: bytes) -> None:
