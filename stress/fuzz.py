@@ -91,7 +91,7 @@ def fuzz_one(name: str, runs: int, max_len: int = 4096) -> Dict[str, Any]:
         figures = {"target": name, "inputs": int(executed.group(1)) if executed else 0, "crashes": len(found),
                    "new_corpus_units": len(list(work.iterdir()))}
         if not ok:
-            tail = "\n".join(out.stderr.splitlines()[-40:])
+            tail = "\n".join(out.stdout.splitlines()[-30:] + out.stderr.splitlines()[-25:])
             for crash in found:  # the Python traceback of each kept input, replayed outside libFuzzer
                 replay = subprocess.run([sys.executable, "-c", REPLAY, name, str(crash)], env=child_env(), cwd=REPO,
                                         capture_output=True, text=True, timeout=600)
