@@ -25,7 +25,7 @@ from typing import Any, Dict, List
 
 from .common import REPO, child_env
 
-RESET_EVERY = 5_000
+RESET_EVERY = 2_000  # inputs per in-memory store, so imports and stored queries do not grow one store forever
 
 REPLAY = """
 import sys, noteskit as nk
