@@ -53,6 +53,7 @@ test: swift-test py-test
 
 bench: lib venv
 	$(PY) benchmarks/store_bench.py
+	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
 
 # The long reliability runs (threads, processes, kill -9, the hostile-ABI sweep, 1 000 000 fuzz inputs,

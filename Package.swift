@@ -17,13 +17,18 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CPango",
+            pkgConfig: "pangoft2",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
+        ),
+        .systemLibrary(
             name: "CPython",
             pkgConfig: "python3-embed",
             providers: [.apt(["libpython3-dev"])]
         ),
         .target(
             name: "NotesKit",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite", "CPango"]
         ),
         .target(
             name: "NotesCAPI",

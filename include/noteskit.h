@@ -46,6 +46,8 @@ extern "C" {
 #define NK_E_INTERNAL 99        /* a NotesKit bug */
 
 typedef struct nk_store nk_store;
+typedef struct nk_layout nk_layout;
+typedef struct nk_rows nk_rows;
 
 /* Called after each commit through this handle with that commit's changes as a JSON array (see
  * nk_store_changes). changes_json is borrowed: valid only during the call. Runs on the committing
@@ -211,6 +213,104 @@ int32_t nk_message_delete(nk_store *store, int64_t id);
  * *out_json (owned): what the store assigned to each, in record order: [{"id","uid","sent_at"}, ...].
  * Fresh message uids are time-ordered (UUID version 7). */
 int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
+/* ---- Layout ----------------------------------------------------------------------------------- */
+/* Text is measured with Pango (FT2 backend) at 72 dpi, wrapped PANGO_WRAP_WORD_CHAR, with NotesKit's
+ * pinned fonts only (WenQuanYi Micro Hei, DejaVu Sans; NK_E_FONT names the Debian package when one
+ * is missing). Sizes and widths are pixels, as doubles. Lists of ids travel as JSON arrays of
+ * integers; "kind" is "article" or "message". */
+
+/* Measures text wrapped at max_width (1..1000000) in font (nullable: "WenQuanYi Micro Hei") at size
+ * (1..1000). *out_json (owned): {"width","height","line_count","unknown_glyphs"}, pixel sizes as
+ * pango_layout_get_pixel_size reports them. */
+int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
+
+/* The pinned font setup, for reproducing measurements elsewhere. *out_json (owned):
+ * {"fontconfig": xml (usable as FONTCONFIG_FILE), "families": [...], "directory", "dpi", "language"}. */
+int32_t nk_font_configuration(char **out_json);
+
+/* Checks a style and fills in its defaults. kind: "article_row" or "bubble". style_json (nullable:
+ * all defaults): an object with any of the style's fields. *out_json (owned): every field, plus
+ * "fingerprint" (16 hex digits, stable for equal styles). */
+int32_t nk_style_resolve(const char *kind, const char *style_json, char **out_json);
+
+/* Opens a layout of the store's rows, width pixels wide. article_style_json, bubble_style_json
+ * (nullable): styles as nk_style_resolve takes them. estimated_height: the height of a row not yet
+ * measured (0..1000000; 150 is the apps'). cache_bytes: the cache's bound, 0 for the default 64 MiB.
+ * *out_layout: owned, close with nk_layout_close. The layout holds on to the store; closing the
+ * store makes its calls fail with NK_E_CLOSED. */
+int32_t nk_layout_open(nk_store *store, double width, const char *article_style_json, const char *bubble_style_json,
+                       double estimated_height, int64_t cache_bytes, nk_layout **out_layout);
+
+/* Closes the layout and drops its cache; its row lists fail with NK_E_CLOSED from then on. */
+int32_t nk_layout_close(nk_layout *layout);
+
+/* The height of article id's row: cached, or measured now and cached. NK_E_NOT_FOUND for an unknown id. */
+int32_t nk_layout_article_height(nk_layout *layout, int64_t id, double *out_height);
+
+/* The heights of many rows. ids_json: [id, ...]. *out_json (owned): [height, ...] in the same order. */
+int32_t nk_layout_article_heights(nk_layout *layout, const char *ids_json, char **out_json);
+
+/* The bubble of message id: cached, or measured now and cached. NK_E_NOT_FOUND for an unknown id.
+ * *out_json (owned): {"x","width","height","text_width","text_height","from_me","row_height"}: the
+ * bubble's frame in its row (right-aligned when from_me; its top is the style's row_margin_top). */
+int32_t nk_layout_bubble(nk_layout *layout, int64_t message_id, char **out_json);
+
+/* The bubbles of many messages. ids_json: [id, ...]. *out_json (owned): [bubble, ...] in order. */
+int32_t nk_layout_bubbles(nk_layout *layout, const char *ids_json, char **out_json);
+
+/* Measures and caches the rows of ids_json not cached yet, on `threads` threads (<= 0: one per core).
+ * *out_measured: how many rows were measured. An unknown id is NK_E_NOT_FOUND, after the others. */
+int32_t nk_layout_prefetch(nk_layout *layout, const char *kind, const char *ids_json, int32_t threads,
+                           int64_t *out_measured);
+
+/* *out_json (owned): {"hits","misses","entries","bytes","capacity_bytes","evictions","invalidations"}. */
+int32_t nk_layout_stats(nk_layout *layout, char **out_json);
+
+/* Draws the rows of ids_json into a PNG at path, at exactly the computed frames.
+ * *out_json (owned): {"path","width","height","rows"}. */
+int32_t nk_layout_render_articles(nk_layout *layout, const char *ids_json, const char *path, char **out_json);
+
+/* Draws a conversation into a PNG at path, oldest message at the top, each bubble at exactly its
+ * computed frame; when the history is taller than a picture can be (32000 px), its newest messages
+ * that fit. NK_E_VALIDATION for a conversation without messages. *out_json (owned): as above. */
+int32_t nk_layout_render_conversation(nk_layout *layout, int64_t conversation_id, const char *path, char **out_json);
+
+/* Row offsets of an ordered list of rows (each id once). *out_rows: owned, close with nk_rows_close.
+ * Unmeasured rows count with the layout's estimated height; the list updates in place when the
+ * layout measures a row or the change feed says one changed. Every query is O(log n). */
+int32_t nk_layout_rows(nk_layout *layout, const char *kind, const char *ids_json, nk_rows **out_rows);
+
+int32_t nk_rows_close(nk_rows *rows);
+
+/* The height of all rows. */
+int32_t nk_rows_total_height(nk_rows *rows, double *out_height);
+
+/* The offset of the top of row (0..count; count gives the total height). */
+int32_t nk_rows_offset_of(nk_rows *rows, int64_t row, double *out_offset);
+
+/* The current height of row (0..count-1): measured, or the estimate. */
+int32_t nk_rows_height_of(nk_rows *rows, int64_t row, double *out_height);
+
+/* *out_measured: 1 when row's height was measured, 0 when it is the estimate. */
+int32_t nk_rows_is_measured(nk_rows *rows, int64_t row, int32_t *out_measured);
+
+/* *out_row: the row whose span [offset, offset + height) contains y, or -1 when none does. */
+int32_t nk_rows_row_at(nk_rows *rows, double y, int64_t *out_row);
+
+/* The rows intersecting [offset, offset + viewport_height): rows *out_first ..< *out_stop. */
+int32_t nk_rows_visible(nk_rows *rows, double offset, double viewport_height, int64_t *out_first, int64_t *out_stop);
+
+/* The keyboard model. state_json (nullable: keyboard down): {"shown": bool, "keyboard_height": n}.
+ * event_json: {"event": "show", "keyboard_height": n} or {"event": "hide"}. *out_json (owned): the
+ * new state: {"shown","keyboard_height","mask_visible","mask_count","search_panel_offset",
+ * "editor_bottom_inset","chat_offset"}. */
+int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char **out_json);
+
+/* The search panel model. state_json (nullable: hidden): {"state": "hidden"|"shown", "revealed": n,
+ * "dragging": bool}. event_json: {"event": "drag", "dy": n} (screen coordinates: negative is up),
+ * {"event": "end_drag"}, {"event": "show"} or {"event": "hide"}. *out_json (owned): the new state,
+ * with "offset". */
+int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
 #ifdef __cplusplus
 }

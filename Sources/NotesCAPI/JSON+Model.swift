@@ -177,3 +177,70 @@ struct RecordReader {
         }
     }
 }
+
+// MARK: - Layout
+
+extension JSONWriter {
+    /// A number of pixels: an integer when whole (as most are), else the shortest exact decimal.
+    mutating func number(_ v: Double) {
+        if v == v.rounded(), abs(v) < 1e15 { int(Int64(v)) } else { double(v) }
+    }
+
+    mutating func metrics(_ m: TextMetrics) {
+        raw("{"); key("width"); int(Int64(m.width))
+        raw(","); key("height"); int(Int64(m.height))
+        raw(","); key("line_count"); int(Int64(m.lineCount))
+        raw(","); key("unknown_glyphs"); int(Int64(m.unknownGlyphs))
+        raw("}")
+    }
+}
+
+extension JSONWriter {
+    mutating func articleStyle(_ s: ArticleRowStyle) {
+        raw("{"); key("title_font"); string(s.titleFont)
+        raw(","); key("title_size"); number(s.titleSize)
+        raw(","); key("content_font"); string(s.contentFont)
+        raw(","); key("content_size"); number(s.contentSize)
+        raw(","); key("horizontal_padding"); number(s.horizontalPadding)
+        raw(","); key("top_padding"); number(s.topPadding)
+        raw(","); key("title_spacing"); number(s.titleSpacing)
+        raw(","); key("bottom_padding"); number(s.bottomPadding)
+        raw(","); key("separator"); number(s.separator)
+        raw(","); key("fingerprint"); string(s.fingerprint)
+        raw("}")
+    }
+
+    mutating func bubbleStyle(_ s: BubbleStyle) {
+        raw("{"); key("font"); string(s.font)
+        raw(","); key("size"); number(s.size)
+        raw(","); key("max_text_width"); number(s.maxTextWidth)
+        raw(","); key("inset_top"); number(s.insetTop)
+        raw(","); key("inset_bottom"); number(s.insetBottom)
+        raw(","); key("inset_side"); number(s.insetSide)
+        raw(","); key("tail_margin"); number(s.tailMargin)
+        raw(","); key("side_margin"); number(s.sideMargin)
+        raw(","); key("row_margin_top"); number(s.rowMarginTop)
+        raw(","); key("row_margin_bottom"); number(s.rowMarginBottom)
+        raw(","); key("fingerprint"); string(s.fingerprint)
+        raw("}")
+    }
+
+    mutating func bubble(_ b: Bubble) {
+        raw("{"); key("x"); number(b.x)
+        raw(","); key("width"); number(b.width)
+        raw(","); key("height"); number(b.height)
+        raw(","); key("text_width"); number(b.textWidth)
+        raw(","); key("text_height"); number(b.textHeight)
+        raw(","); key("from_me"); bool(b.fromMe)
+        raw(","); key("row_height"); number(b.rowHeight)
+        raw("}")
+    }
+
+    mutating func picture(_ p: Picture) {
+        raw("{"); key("path"); string(p.path)
+        raw(","); key("width"); int(Int64(p.width))
+        raw(","); key("height"); int(Int64(p.height))
+        raw(","); key("rows"); int(Int64(p.rows))
+        raw("}")
+    }
+}

@@ -16,11 +16,16 @@ public struct MessageStore: Sendable {
     /// The message with `id`, or `.notFound`. O(log n).
     public func get(_ id: Int64) throws -> Message {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
-            stmt.bind(1, id)
-            guard try stmt.step() else { throw NotesError.notFound("message", id) }
-            return Self.message(from: stmt)
+            guard let message = try Self.fetch(db, id) else { throw NotesError.notFound("message", id) }
+            return message
         }
+    }
+
+    /// The message with `id`, or nil, inside a read.
+    static func fetch(_ db: Connection, _ id: Int64) throws -> Message? {
+        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE id = ?")
+        stmt.bind(1, id)
+        return try stmt.step() ? message(from: stmt) : nil
     }
 
     /// One page of the history of conversation `conversationId`, paged backward from the newest

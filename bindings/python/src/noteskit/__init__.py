@@ -11,6 +11,8 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .chat import Conversations, Messages
+from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
+                     Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, Page
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
@@ -25,6 +27,8 @@ def library_version() -> str:
 
 
 __all__ = [
+    "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
+    "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",

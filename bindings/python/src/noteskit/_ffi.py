@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from ctypes import CFUNCTYPE, POINTER, byref, c_char_p, c_int32, c_int64, c_void_p
+from ctypes import CFUNCTYPE, POINTER, byref, c_char_p, c_double, c_int32, c_int64, c_void_p
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -24,6 +24,7 @@ LIBRARY_NAME = "libNotesCAPI.so"
 
 c_int32_p = POINTER(c_int32)
 c_int64_p = POINTER(c_int64)
+c_double_p = POINTER(c_double)
 c_void_pp = POINTER(c_void_p)
 
 # typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
@@ -169,6 +170,56 @@ nk_message_get = _declare("nk_message_get", c_int32, c_void_p, c_int64, c_void_p
 nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
 # int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
 nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# ---- Layout -------------------------------------------------------------------------------------
+# int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
+nk_measure_text = _declare("nk_measure_text", c_int32, c_char_p, c_double, c_char_p, c_double, c_void_pp)
+# int32_t nk_font_configuration(char **out_json);
+nk_font_configuration = _declare("nk_font_configuration", c_int32, c_void_pp)
+# int32_t nk_style_resolve(const char *kind, const char *style_json, char **out_json);
+nk_style_resolve = _declare("nk_style_resolve", c_int32, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_layout_open(nk_store *store, double width, const char *article_style_json, const char *bubble_style_json,
+#                        double estimated_height, int64_t cache_bytes, nk_layout **out_layout);
+nk_layout_open = _declare("nk_layout_open", c_int32, c_void_p, c_double, c_char_p, c_char_p, c_double, c_int64, c_void_pp)
+# int32_t nk_layout_close(nk_layout *layout);
+nk_layout_close = _declare("nk_layout_close", c_int32, c_void_p)
+# int32_t nk_layout_article_height(nk_layout *layout, int64_t id, double *out_height);
+nk_layout_article_height = _declare("nk_layout_article_height", c_int32, c_void_p, c_int64, c_double_p)
+# int32_t nk_layout_article_heights(nk_layout *layout, const char *ids_json, char **out_json);
+nk_layout_article_heights = _declare("nk_layout_article_heights", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_layout_bubble(nk_layout *layout, int64_t message_id, char **out_json);
+nk_layout_bubble = _declare("nk_layout_bubble", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_layout_bubbles(nk_layout *layout, const char *ids_json, char **out_json);
+nk_layout_bubbles = _declare("nk_layout_bubbles", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_layout_prefetch(nk_layout *layout, const char *kind, const char *ids_json, int32_t threads,
+#                            int64_t *out_measured);
+nk_layout_prefetch = _declare("nk_layout_prefetch", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64_p)
+# int32_t nk_layout_stats(nk_layout *layout, char **out_json);
+nk_layout_stats = _declare("nk_layout_stats", c_int32, c_void_p, c_void_pp)
+# int32_t nk_layout_render_articles(nk_layout *layout, const char *ids_json, const char *path, char **out_json);
+nk_layout_render_articles = _declare("nk_layout_render_articles", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_layout_render_conversation(nk_layout *layout, int64_t conversation_id, const char *path, char **out_json);
+nk_layout_render_conversation = _declare("nk_layout_render_conversation", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_layout_rows(nk_layout *layout, const char *kind, const char *ids_json, nk_rows **out_rows);
+nk_layout_rows = _declare("nk_layout_rows", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_rows_close(nk_rows *rows);
+nk_rows_close = _declare("nk_rows_close", c_int32, c_void_p)
+# int32_t nk_rows_total_height(nk_rows *rows, double *out_height);
+nk_rows_total_height = _declare("nk_rows_total_height", c_int32, c_void_p, c_double_p)
+# int32_t nk_rows_offset_of(nk_rows *rows, int64_t row, double *out_offset);
+nk_rows_offset_of = _declare("nk_rows_offset_of", c_int32, c_void_p, c_int64, c_double_p)
+# int32_t nk_rows_height_of(nk_rows *rows, int64_t row, double *out_height);
+nk_rows_height_of = _declare("nk_rows_height_of", c_int32, c_void_p, c_int64, c_double_p)
+# int32_t nk_rows_is_measured(nk_rows *rows, int64_t row, int32_t *out_measured);
+nk_rows_is_measured = _declare("nk_rows_is_measured", c_int32, c_void_p, c_int64, c_int32_p)
+# int32_t nk_rows_row_at(nk_rows *rows, double y, int64_t *out_row);
+nk_rows_row_at = _declare("nk_rows_row_at", c_int32, c_void_p, c_double, c_int64_p)
+# int32_t nk_rows_visible(nk_rows *rows, double offset, double viewport_height, int64_t *out_first, int64_t *out_stop);
+nk_rows_visible = _declare("nk_rows_visible", c_int32, c_void_p, c_double, c_double, c_int64_p, c_int64_p)
+# int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char **out_json);
+nk_keyboard_apply = _declare("nk_keyboard_apply", c_int32, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
+nk_search_panel_apply = _declare("nk_search_panel_apply", c_int32, c_char_p, c_char_p, c_void_pp)
+
 
 # ---- Helpers ------------------------------------------------------------------------------------
 
@@ -236,6 +287,23 @@ def text(value: Any, field: str) -> bytes:
 
 def optional_text(value: Any, field: str) -> Optional[bytes]:
     return None if value is None else text(value, field)
+
+
+def call_double(function: Any, *args: Any) -> float:
+    """Calls an export whose last parameter is ``double *out`` and returns the number."""
+    out = c_double()
+    check(function(*args, byref(out)))
+    return out.value
+
+
+def number(value: Any, field: str) -> float:
+    """A real-number argument (bool refused; NaN and range checks are the library's), or InvalidArgumentError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgumentError(f"{field} must be a number, got {type(value).__name__}", field=field)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValidationError(f"{field} is out of range: {value}", field=field) from None
 
 
 def integer(value: Any, field: str) -> int:

@@ -8,12 +8,15 @@ import weakref
 from ctypes import byref, c_void_p
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .chat import Conversations, Messages
 from .models import Article, Change, Page, format_time, parse_time
+
+if TYPE_CHECKING:
+    from .layout import ArticleRowStyle, BubbleStyle, Layout
 
 _I64 = 2 ** 63
 PathLike = Union[str, "os.PathLike[str]"]
@@ -166,6 +169,21 @@ class Store:
         token = _ffi.call_int(_ffi.nk_store_subscribe, self.handle, c_callback, None)
         self._callbacks[token] = c_callback  # kept alive while C may call it
         return Subscription(self, token)
+
+    # ---- Layout -----------------------------------------------------------------------------
+
+    def layout(self, width: float = 375, article_style: Optional["ArticleRowStyle"] = None,
+               bubble_style: Optional["BubbleStyle"] = None, estimated_height: float = 150,
+               cache_bytes: Optional[int] = None) -> "Layout":
+        """Row heights and bubbles of this store at ``width`` pixels, measured with Pango and cached.
+
+        ``article_style`` / ``bubble_style`` default to the apps' numbers (:class:`ArticleRowStyle`,
+        :class:`BubbleStyle`); rows not measured yet count as ``estimated_height``; ``cache_bytes``
+        bounds the cache (64 MiB, about 1.4 million rows, by default). See :class:`Layout`.
+        """
+        from .layout import Layout
+
+        return Layout(self, width, article_style, bubble_style, estimated_height, cache_bytes)
 
     def _unsubscribe(self, token: int) -> None:
         handle = self._handle

@@ -1,0 +1,23 @@
+// Pango's FT2 backend (measuring, and rasterizing text for pictures), fontconfig and cairo (pictures),
+// for NotesKit/Layout. Only the casts and macros Swift cannot import are wrapped here.
+//
+// Pictures do not use pangocairo's font map: on Pango 1.50 it lays the same text out taller than the
+// FT2 font map does (every layout of a 1 500-layout corpus differed), so text drawn with it would not
+// sit in the frames NotesKit measured. Text is rasterized with pango_ft2_render_layout from the very
+// layout that was measured, and cairo draws everything else and writes the PNG.
+#include <fontconfig/fontconfig.h>
+#include <pango/pangoft2.h>
+#include <pango/pangofc-fontmap.h>
+#include <cairo.h>
+
+static inline void cpango_font_map_set_config(PangoFontMap *map, FcConfig *config) {
+    pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(map), config);
+}
+
+static inline void cpango_ft2_font_map_set_resolution(PangoFontMap *map, double dpi) {
+    pango_ft2_font_map_set_resolution(PANGO_FT2_FONT_MAP(map), dpi, dpi);
+}
+
+static inline void cpango_object_unref(void *object) { g_object_unref(object); }
+
+static inline int cpango_scale(void) { return PANGO_SCALE; }

@@ -1,0 +1,460 @@
+import NotesKit
+
+// Text measurement, styles, layouts (heights, bubbles, row offsets, pictures) and the interaction
+// models. See include/noteskit.h, section "Layout".
+
+@_cdecl("nk_measure_text")
+public func nk_measure_text(_ text: UnsafePointer<CChar>?, _ maxWidth: Double, _ font: UnsafePointer<CChar>?, _ size: Double,
+                            _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let metrics = try measureText(try string(text, "text"), maxWidth: maxWidth,
+                                      font: try optionalString(font, "font") ?? Fonts.cjkFamily, size: size)
+        try put(JSONWriter.encode { $0.metrics(metrics) }, out)
+    }
+}
+
+@_cdecl("nk_font_configuration")
+public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let xml = try Fonts.configurationXML()
+        try put(JSONWriter.encode { w in
+            w.raw("{"); w.key("fontconfig"); w.string(xml)
+            w.raw(","); w.key("families"); w.list(Fonts.families) { $0.string($1) }
+            w.raw(","); w.key("directory"); w.string(Fonts.directory)
+            w.raw(","); w.key("dpi"); w.number(Fonts.dpi)
+            w.raw(","); w.key("language"); w.string(Fonts.language)
+            w.raw("}")
+        }, out)
+    }
+}
+
+@_cdecl("nk_style_resolve")
+public func nk_style_resolve(_ kind: UnsafePointer<CChar>?, _ styleJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let kind = try string(kind, "kind")
+        let json = try optionalString(styleJSON, "style_json")
+        switch kind {
+        case "article_row":
+            let style = try articleStyle(json)
+            try put(JSONWriter.encode { $0.articleStyle(style) }, out)
+        case "bubble":
+            let style = try bubbleStyle(json)
+            try put(JSONWriter.encode { $0.bubbleStyle(style) }, out)
+        default:
+            throw NotesError(.invalidArgument, "kind must be \"article_row\" or \"bubble\", got \"\(kind.prefix(40))\"", field: "kind")
+        }
+    }
+}
+
+// MARK: - Layouts
+
+@_cdecl("nk_layout_open")
+public func nk_layout_open(_ storeHandle: OpaquePointer?, _ width: Double, _ articleStyleJSON: UnsafePointer<CChar>?,
+                           _ bubbleStyleJSON: UnsafePointer<CChar>?, _ estimatedHeight: Double, _ cacheBytes: Int64,
+                           _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_layout")
+        let layout = try Layout(store: try store(storeHandle), width: width,
+                                articleStyle: try articleStyle(try optionalString(articleStyleJSON, "article_style_json")),
+                                bubbleStyle: try bubbleStyle(try optionalString(bubbleStyleJSON, "bubble_style_json")),
+                                estimatedHeight: estimatedHeight,
+                                cacheCapacityBytes: cacheBytes == 0 ? Layout.defaultCacheCapacityBytes : count(cacheBytes))
+        out.pointee = Handles.add(layout, .layout)
+    }
+}
+
+@_cdecl("nk_layout_close")
+public func nk_layout_close(_ handle: OpaquePointer?) -> Int32 {
+    call { (try Handles.remove(handle, .layout) as? Layout)?.close() }
+}
+
+func layout(_ handle: OpaquePointer?) throws -> Layout {
+    try Handles.get(handle, .layout, as: Layout.self)
+}
+
+@_cdecl("nk_layout_article_height")
+public func nk_layout_article_height(_ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_height")
+        out.pointee = try layout(handle).articleHeight(id)
+    }
+}
+
+@_cdecl("nk_layout_article_heights")
+public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let heights = try layout.articleHeights(try ids(idsJSON, "ids_json"))
+        var w = JSONWriter(capacity: heights.count * 6 + 2)
+        w.list(heights) { $0.number($1) }
+        try put(w.bytes, out)
+    }
+}
+
+@_cdecl("nk_layout_bubble")
+public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let bubble = try layout(handle).bubble(messageID)
+        try put(JSONWriter.encode { $0.bubble(bubble) }, out)
+    }
+}
+
+@_cdecl("nk_layout_bubbles")
+public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let bubbles = try layout.bubbles(try ids(idsJSON, "ids_json"))
+        var w = JSONWriter(capacity: bubbles.count * 110 + 2)
+        w.list(bubbles) { $0.bubble($1) }
+        try put(w.bytes, out)
+    }
+}
+
+@_cdecl("nk_layout_prefetch")
+public func nk_layout_prefetch(_ handle: OpaquePointer?, _ kind: UnsafePointer<CChar>?, _ idsJSON: UnsafePointer<CChar>?,
+                               _ threads: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_measured")
+        let layout = try layout(handle)
+        let kind = try rowKind(kind)
+        out.pointee = Int64(try layout.prefetch(try ids(idsJSON, "ids_json"), kind: kind, threads: Int(threads)))
+    }
+}
+
+@_cdecl("nk_layout_stats")
+public func nk_layout_stats(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let s = try layout(handle).stats()
+        try put(JSONWriter.encode { w in
+            w.raw("{"); w.key("hits"); w.int(Int64(s.hits))
+            w.raw(","); w.key("misses"); w.int(Int64(s.misses))
+            w.raw(","); w.key("entries"); w.int(Int64(s.entries))
+            w.raw(","); w.key("bytes"); w.int(Int64(s.bytes))
+            w.raw(","); w.key("capacity_bytes"); w.int(Int64(s.capacityBytes))
+            w.raw(","); w.key("evictions"); w.int(Int64(s.evictions))
+            w.raw(","); w.key("invalidations"); w.int(Int64(s.invalidations))
+            w.raw("}")
+        }, out)
+    }
+}
+
+@_cdecl("nk_layout_render_articles")
+public func nk_layout_render_articles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
+                                      _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let ids = try ids(idsJSON, "ids_json")
+        let picture = try layout.renderArticles(ids, to: try string(path, "path"))
+        try put(JSONWriter.encode { $0.picture(picture) }, out)
+    }
+}
+
+@_cdecl("nk_layout_render_conversation")
+public func nk_layout_render_conversation(_ handle: OpaquePointer?, _ conversationID: Int64, _ path: UnsafePointer<CChar>?,
+                                          _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        let layout = try layout(handle)
+        let picture = try layout.renderConversation(conversationID, to: try string(path, "path"))
+        try put(JSONWriter.encode { $0.picture(picture) }, out)
+    }
+}
+
+// MARK: - Row offsets
+
+@_cdecl("nk_layout_rows")
+public func nk_layout_rows(_ handle: OpaquePointer?, _ kind: UnsafePointer<CChar>?, _ idsJSON: UnsafePointer<CChar>?,
+                           _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_rows")
+        let layout = try layout(handle)
+        let kind = try rowKind(kind)
+        out.pointee = Handles.add(try layout.rows(try ids(idsJSON, "ids_json"), kind: kind), .rows)
+    }
+}
+
+@_cdecl("nk_rows_close")
+public func nk_rows_close(_ handle: OpaquePointer?) -> Int32 {
+    call { _ = try Handles.remove(handle, .rows) }
+}
+
+func rows(_ handle: OpaquePointer?) throws -> RowOffsets {
+    try Handles.get(handle, .rows, as: RowOffsets.self)
+}
+
+@_cdecl("nk_rows_total_height")
+public func nk_rows_total_height(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_height")
+        out.pointee = try rows(handle).totalHeight()
+    }
+}
+
+@_cdecl("nk_rows_offset_of")
+public func nk_rows_offset_of(_ handle: OpaquePointer?, _ row: Int64, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_offset")
+        out.pointee = try rows(handle).offset(of: count(row))
+    }
+}
+
+@_cdecl("nk_rows_height_of")
+public func nk_rows_height_of(_ handle: OpaquePointer?, _ row: Int64, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_height")
+        out.pointee = try rows(handle).height(of: count(row))
+    }
+}
+
+@_cdecl("nk_rows_is_measured")
+public func nk_rows_is_measured(_ handle: OpaquePointer?, _ row: Int64, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_measured")
+        out.pointee = try rows(handle).isMeasured(count(row)) ? 1 : 0
+    }
+}
+
+@_cdecl("nk_rows_row_at")
+public func nk_rows_row_at(_ handle: OpaquePointer?, _ y: Double, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_row")
+        out.pointee = Int64(try rows(handle).row(at: y) ?? -1)
+    }
+}
+
+@_cdecl("nk_rows_visible")
+public func nk_rows_visible(_ handle: OpaquePointer?, _ offset: Double, _ viewportHeight: Double,
+                            _ outFirst: UnsafeMutablePointer<Int64>?, _ outStop: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let outFirst = try outPointer(outFirst, "out_first")
+        let outStop = try outPointer(outStop, "out_stop")
+        let range = try rows(handle).visible(offset: offset, height: viewportHeight)
+        outFirst.pointee = Int64(range.lowerBound)
+        outStop.pointee = Int64(range.upperBound)
+    }
+}
+
+// MARK: - Interaction models
+
+@_cdecl("nk_keyboard_apply")
+public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        var model = KeyboardModel()
+        if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
+            let shown = try state.optionalBool("shown") ?? false
+            model = try KeyboardModel(isShown: shown, keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0)
+        }
+        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? Fields(members: [])
+        switch try event.string("event") {
+        case "show": try model.show(keyboardHeight: try event.number("keyboard_height"))
+        case "hide": model.hide()
+        case let other: throw NotesError(.validation, "a keyboard event is \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
+        }
+        try put(JSONWriter.encode { w in
+            w.raw("{"); w.key("shown"); w.bool(model.isShown)
+            w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
+            w.raw(","); w.key("mask_visible"); w.bool(model.maskVisible)
+            w.raw(","); w.key("mask_count"); w.int(Int64(model.maskCount))
+            w.raw(","); w.key("search_panel_offset"); w.number(model.searchPanelOffset)
+            w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
+            w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
+            w.raw("}")
+        }, out)
+    }
+}
+
+@_cdecl("nk_search_panel_apply")
+public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        var panel = SearchPanel()
+        if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
+            let name = try state.optionalString("state") ?? "hidden"
+            guard let value = SearchPanel.State(rawValue: name) else {
+                throw NotesError(.validation, "state must be \"hidden\" or \"shown\", got \"\(name.prefix(40))\"", field: "state")
+            }
+            panel = try SearchPanel(state: value, revealed: try state.optionalNumber("revealed") ?? 0,
+                                    isDragging: try state.optionalBool("dragging") ?? false)
+        }
+        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? Fields(members: [])
+        switch try event.string("event") {
+        case "drag": try panel.drag(try event.number("dy"))
+        case "end_drag": panel.endDrag()
+        case "show": panel.show()
+        case "hide": panel.hide()
+        case let other:
+            throw NotesError(.validation, "a search panel event is \"drag\", \"end_drag\", \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
+        }
+        try put(JSONWriter.encode { w in
+            w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
+            w.raw(","); w.key("revealed"); w.number(panel.revealed)
+            w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
+            w.raw(","); w.key("offset"); w.number(panel.offset)
+            w.raw("}")
+        }, out)
+    }
+}
+
+// MARK: - Arguments
+
+func rowKind(_ pointer: UnsafePointer<CChar>?) throws -> RowOffsets.Kind {
+    let name = try string(pointer, "kind")
+    guard let kind = RowOffsets.Kind(rawValue: name) else {
+        throw NotesError(.invalidArgument, "kind must be \"article\" or \"message\", got \"\(name.prefix(40))\"", field: "kind")
+    }
+    return kind
+}
+
+/// A JSON array of ids (integers), read without building a JSON tree: a million ids parse in a
+/// few milliseconds.
+func ids(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> [Int64] {
+    guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
+    let bad = { (what: String) in NotesError(.invalidArgument, "\(name) must be a JSON array of integer ids: \(what)", field: name) }
+    var ids: [Int64] = []
+    var p = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
+    func skipSpace() { while p.pointee == 32 || p.pointee == 10 || p.pointee == 13 || p.pointee == 9 { p += 1 } }
+    skipSpace()
+    guard p.pointee == UInt8(ascii: "[") else { throw bad("it does not start with [") }
+    p += 1
+    skipSpace()
+    if p.pointee == UInt8(ascii: "]") {
+        p += 1
+    } else {
+        while true {
+            skipSpace()
+            let negative = p.pointee == UInt8(ascii: "-")
+            if negative { p += 1 }
+            var value: Int64 = 0
+            var digits = 0
+            while p.pointee >= 48 && p.pointee <= 57 {
+                let (times, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times.addingReportingOverflow(Int64(p.pointee - 48))
+                guard !o1, !o2 else { throw bad("an id is out of range") }
+                value = sum
+                digits += 1
+                p += 1
+            }
+            guard digits > 0 else { throw bad("item \(ids.count) is not an integer") }
+            ids.append(negative ? -value : value)
+            skipSpace()
+            if p.pointee == UInt8(ascii: ",") { p += 1; continue }
+            if p.pointee == UInt8(ascii: "]") { p += 1; break }
+            throw bad("item \(ids.count - 1) is not an integer (or a comma or ] is missing)")
+        }
+    }
+    skipSpace()
+    guard p.pointee == 0 else { throw bad("there is text after the ]") }
+    return ids
+}
+
+/// A JSON object as its fields (nil for a nil text); anything else is an invalid argument.
+func object(_ text: String?, _ name: String) throws -> Fields? {
+    guard let text else { return nil }
+    let value: JSONValue
+    do {
+        value = try JSONValue.parse(text)
+    } catch {
+        throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)", field: name)
+    }
+    guard case let .object(members) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON object", field: name) }
+    return Fields(members: members)
+}
+
+/// The members of one JSON object (a style, a model's state or event), with errors naming the field.
+struct Fields {
+    let members: [(String, JSONValue)]
+
+    func value(_ field: String) -> JSONValue? {
+        members.first { $0.0 == field }.map(\.1)
+    }
+
+    func fail(_ field: String, _ message: String) -> NotesError {
+        NotesError(.validation, message, field: field)
+    }
+
+    /// Refuses a member not in `known` (a misspelt field would otherwise be ignored silently).
+    func onlyFields(_ known: Set<String>) throws {
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw fail(unknown.0, "unknown field \"\(unknown.0.prefix(40))\"; the fields are \(known.sorted().joined(separator: ", "))")
+        }
+    }
+
+    func string(_ field: String) throws -> String {
+        guard let v = try optionalString(field) else { throw fail(field, "\(field) is missing") }
+        return v
+    }
+
+    func optionalString(_ field: String) throws -> String? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func number(_ field: String) throws -> Double {
+        guard let v = try optionalNumber(field) else { throw fail(field, "\(field) is missing") }
+        return v
+    }
+
+    func optionalNumber(_ field: String) throws -> Double? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .int(i)?: return Double(i)
+        case let .double(d)?: return d
+        case let other?: throw fail(field, "\(field) must be a number, got \(other.typeName)")
+        }
+    }
+
+    func optionalBool(_ field: String) throws -> Bool? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .bool(b)?: return b
+        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
+        }
+    }
+}
+
+func articleStyle(_ json: String?) throws -> ArticleRowStyle {
+    var style = ArticleRowStyle()
+    guard let r = try object(json, "article_style_json") else { return try style.validated() }
+    try r.onlyFields(["title_font", "title_size", "content_font", "content_size", "horizontal_padding", "top_padding",
+                      "title_spacing", "bottom_padding", "separator", "fingerprint"])
+    style.titleFont = try r.optionalString("title_font") ?? style.titleFont
+    style.titleSize = try r.optionalNumber("title_size") ?? style.titleSize
+    style.contentFont = try r.optionalString("content_font") ?? style.contentFont
+    style.contentSize = try r.optionalNumber("content_size") ?? style.contentSize
+    style.horizontalPadding = try r.optionalNumber("horizontal_padding") ?? style.horizontalPadding
+    style.topPadding = try r.optionalNumber("top_padding") ?? style.topPadding
+    style.titleSpacing = try r.optionalNumber("title_spacing") ?? style.titleSpacing
+    style.bottomPadding = try r.optionalNumber("bottom_padding") ?? style.bottomPadding
+    style.separator = try r.optionalNumber("separator") ?? style.separator
+    return try style.validated()
+}
+
+func bubbleStyle(_ json: String?) throws -> BubbleStyle {
+    var style = BubbleStyle()
+    guard let r = try object(json, "bubble_style_json") else { return try style.validated() }
+    try r.onlyFields(["font", "size", "max_text_width", "inset_top", "inset_bottom", "inset_side", "tail_margin",
+                      "side_margin", "row_margin_top", "row_margin_bottom", "fingerprint"])
+    style.font = try r.optionalString("font") ?? style.font
+    style.size = try r.optionalNumber("size") ?? style.size
+    style.maxTextWidth = try r.optionalNumber("max_text_width") ?? style.maxTextWidth
+    style.insetTop = try r.optionalNumber("inset_top") ?? style.insetTop
+    style.insetBottom = try r.optionalNumber("inset_bottom") ?? style.insetBottom
+    style.insetSide = try r.optionalNumber("inset_side") ?? style.insetSide
+    style.tailMargin = try r.optionalNumber("tail_margin") ?? style.tailMargin
+    style.sideMargin = try r.optionalNumber("side_margin") ?? style.sideMargin
+    style.rowMarginTop = try r.optionalNumber("row_margin_top") ?? style.rowMarginTop
+    style.rowMarginBottom = try r.optionalNumber("row_margin_bottom") ?? style.rowMarginBottom
+    return try style.validated()
+}

@@ -1,0 +1,520 @@
+"""Layout: text measured with Pango, article rows and chat bubbles, cached heights, row offsets,
+pictures, and the keyboard and search-panel interaction models.
+
+>>> import noteskit as nk
+>>> nk.measure_text("今天天气真好", max_width=300).line_count
+1
+>>> with nk.Store.memory() as store:
+...     a = store.articles.create(title="2026-11-29", content="今天天气真好")
+...     with store.layout(width=375) as lay:
+...         lay.article_height(a.id) == lay.article_height(a.id)
+True
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import weakref
+from ctypes import byref, c_int32, c_int64, c_void_p
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+
+from . import _ffi
+from .errors import ClosedError, InvalidArgumentError, ValidationError
+
+if TYPE_CHECKING:
+    from .store import Store
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+DEFAULT_FONT = "WenQuanYi Micro Hei"
+
+
+# ---- Measuring ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TextMetrics:
+    """Pango's pixel metrics of a text laid out at a maximum width (``pango_layout_get_pixel_size``).
+
+    ``unknown_glyphs`` counts characters no pinned font can draw (they show as boxes).
+    """
+
+    width: int
+    height: int
+    line_count: int
+    unknown_glyphs: int
+
+
+def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: float = 17) -> TextMetrics:
+    """Measures ``text`` wrapped at ``max_width`` pixels, as the apps measured their labels.
+
+    Pango (FT2 backend) at 72 dpi, so ``size=17`` is 17 px (17 pt on iOS); wrapping at word
+    boundaries, inside a word only when it does not fit (``PANGO_WRAP_WORD_CHAR``); fonts pinned to
+    WenQuanYi Micro Hei and DejaVu Sans (``font`` is one of them). About 100 µs for 150 characters.
+
+    Raises :class:`ValidationError` for a NUL character, text over 1 000 000 characters, a
+    ``max_width`` or ``size`` that is not a finite number in range; :class:`FontError` for a font
+    that is not pinned or not installed (the message names the Debian package).
+
+    >>> measure_text("hello world", max_width=60, font="DejaVu Sans", size=17).line_count
+    2
+    """
+    data = _ffi.call_json(_ffi.nk_measure_text, _ffi.text(text, "text"), _ffi.number(max_width, "max_width"),
+                          _ffi.text(font, "font"), _ffi.number(size, "size"))
+    return TextMetrics(data["width"], data["height"], data["line_count"], data["unknown_glyphs"])
+
+
+@dataclass(frozen=True)
+class FontConfiguration:
+    """The pinned font setup: ``fontconfig`` is the XML NotesKit loads (usable as ``FONTCONFIG_FILE``
+    to make another program see the same fonts), measured at ``dpi`` with Pango language ``language``.
+    """
+
+    fontconfig: str
+    families: List[str]
+    directory: str
+    dpi: float
+    language: str
+
+
+def font_configuration() -> FontConfiguration:
+    """The fonts, resolution and language every measurement uses (:class:`FontError` if a font is missing)."""
+    data = _ffi.call_json(_ffi.nk_font_configuration)
+    return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["dpi"], data["language"])
+
+
+# ---- Styles -------------------------------------------------------------------------------------
+
+def _finite(value: Any, field: str) -> float:
+    """A number bound for JSON (which has no NaN or infinity: refused here, as the library would)."""
+    number = _ffi.number(value, field)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValidationError(f"{field} must be a finite number, got {number}", field=field)
+    return number
+
+
+class _Style:
+    """Immutable style: checked by the library when made; ``fingerprint`` identifies its numbers."""
+
+    _kind = ""
+    fingerprint: str
+
+    def __post_init__(self) -> None:
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}  # type: ignore[arg-type]
+        for name, value in values.items():
+            if isinstance(value, float):
+                _finite(value, name)
+        resolved = _ffi.call_json(_ffi.nk_style_resolve, self._kind.encode(), json.dumps(values).encode())
+        for name, value in resolved.items():
+            object.__setattr__(self, name, value)
+
+    def _json(self) -> bytes:
+        return json.dumps({f.name: getattr(self, f.name) for f in fields(self) if f.init}).encode()  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ArticleRowStyle(_Style):
+    """The numbers of an article row in the notes list.
+
+    A row is ``top_padding``, the title on one line (ellipsized), ``title_spacing``, the whole
+    content wrapped at ``width - 2 * horizontal_padding``, ``bottom_padding``, and the separator::
+
+        height = top_padding + title.height + title_spacing + content.height + bottom_padding + separator
+
+    Defaults from the notes app: labels inset 8 on each side (content wrapped at ``width - 16``), a
+    1-pixel separator, title at UIKit's default 17, body at 15, 8 above and below, 4 between.
+
+    >>> ArticleRowStyle().fingerprint == ArticleRowStyle().fingerprint != ArticleRowStyle(separator=0).fingerprint
+    True
+    """
+
+    _kind = "article_row"
+
+    title_font: str = DEFAULT_FONT
+    title_size: float = 17
+    content_font: str = DEFAULT_FONT
+    content_size: float = 15
+    horizontal_padding: float = 8
+    top_padding: float = 8
+    title_spacing: float = 4
+    bottom_padding: float = 8
+    separator: float = 1
+    fingerprint: str = field(init=False, repr=False, compare=False, default="")
+
+
+@dataclass(frozen=True)
+class BubbleStyle(_Style):
+    """The numbers of a chat bubble.
+
+    The text wraps at ``min(max_text_width, width - 2*side_margin - 2*inset_side - tail_margin)``::
+
+        bubble.width  = text.width + 2 * inset_side + tail_margin
+        bubble.height = text.height + inset_top + inset_bottom
+        bubble.x      = width - side_margin - bubble.width if from_me else side_margin
+        row_height    = row_margin_top + bubble.height + row_margin_bottom
+
+    Defaults from the chat app: 16-pixel text at most 240 wide, label insets 10 (top, bottom) and
+    12 (sides) plus 6 on the tail's side, bubbles 10 from the screen edge, rows 5 apart above and below.
+    """
+
+    _kind = "bubble"
+
+    font: str = DEFAULT_FONT
+    size: float = 16
+    max_text_width: float = 240
+    inset_top: float = 10
+    inset_bottom: float = 10
+    inset_side: float = 12
+    tail_margin: float = 6
+    side_margin: float = 10
+    row_margin_top: float = 5
+    row_margin_bottom: float = 5
+    fingerprint: str = field(init=False, repr=False, compare=False, default="")
+
+
+# ---- Layouts ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Bubble:
+    """A chat bubble's frame in its row: ``x`` from the left edge (the bubble is right-aligned when
+    ``from_me``), its size, the measured text's size inside it, and the height of the whole row.
+    The bubble's top is the style's ``row_margin_top``.
+    """
+
+    x: float
+    width: float
+    height: float
+    text_width: float
+    text_height: float
+    from_me: bool
+    row_height: float
+
+    def __post_init__(self) -> None:
+        for name in ("x", "width", "height", "text_width", "text_height", "row_height"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class LayoutStats:
+    """The height cache of a layout: lookups that hit and missed, entries, memory held (bytes),
+    its bound, entries evicted by the bound and dropped because the row changed."""
+
+    hits: int
+    misses: int
+    entries: int
+    bytes: int
+    capacity_bytes: int
+    evictions: int
+    invalidations: int
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A PNG written by :meth:`Layout.render_articles` or :meth:`Layout.render_conversation`."""
+
+    path: str
+    width: int
+    height: int
+    rows: int
+
+
+def _ids(ids: Iterable[int], field: str = "ids") -> bytes:
+    if isinstance(ids, (str, bytes)):
+        raise InvalidArgumentError(f"{field} must be an iterable of int ids, got {type(ids).__name__}", field=field)
+    try:
+        return json.dumps(list(ids)).encode()
+    except TypeError as e:
+        raise InvalidArgumentError(f"{field} must be an iterable of int ids: {e}", field=field) from None
+
+
+def _kind(kind: str) -> bytes:
+    return _ffi.text(kind, "kind")
+
+
+def _close_layout(handle: int) -> None:
+    _ffi.nk_layout_close(handle)
+
+
+def _close_rows(handle: int) -> None:
+    _ffi.nk_rows_close(handle)
+
+
+class Layout:
+    """Row heights and bubbles of a store at one width, measured with Pango and cached.
+
+    Made by :meth:`Store.layout`. The cache is keyed by (article or message, id, revision, width,
+    style fingerprint) and follows the store's change feed, so an edit through any handle is seen:
+    an edited article is measured again once, an unchanged one never, and inserting rows above
+    never shifts a height. Safe to use from many threads. Close it (or use ``with``) to free the cache.
+    """
+
+    def __init__(self, store: "Store", width: float, article_style: Optional[ArticleRowStyle] = None,
+                 bubble_style: Optional[BubbleStyle] = None, estimated_height: float = 150,
+                 cache_bytes: Optional[int] = None) -> None:
+        self.store = store
+        self.article_style = article_style if article_style is not None else ArticleRowStyle()
+        self.bubble_style = bubble_style if bubble_style is not None else BubbleStyle()
+        if not isinstance(self.article_style, ArticleRowStyle):
+            raise InvalidArgumentError("article_style must be an ArticleRowStyle", field="article_style")
+        if not isinstance(self.bubble_style, BubbleStyle):
+            raise InvalidArgumentError("bubble_style must be a BubbleStyle", field="bubble_style")
+        out = c_void_p()
+        _ffi.check(_ffi.nk_layout_open(store.handle, _ffi.number(width, "width"), self.article_style._json(),
+                                       self.bubble_style._json(), _ffi.number(estimated_height, "estimated_height"),
+                                       0 if cache_bytes is None else _ffi.integer(cache_bytes, "cache_bytes"), byref(out)))
+        self._handle: Optional[int] = out.value
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _close_layout, out.value)
+        self.width = float(width)
+        self.estimated_height = float(estimated_height)
+
+    @property
+    def handle(self) -> int:
+        handle = self._handle
+        if handle is None:
+            raise ClosedError("the layout is closed")
+        return handle
+
+    def close(self) -> None:
+        """Frees the cache. Closing twice does nothing."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+            if handle is None:
+                return
+            self._finalizer.detach()
+            _ffi.check(_ffi.nk_layout_close(handle))
+
+    def __enter__(self) -> "Layout":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<noteskit.Layout width={self.width:g} ({'closed' if self._handle is None else 'open'})>"
+
+    # ---- Articles -------------------------------------------------------------------------------
+
+    def article_height(self, id: int) -> float:
+        """The height of article ``id``'s row: cached, or measured now and cached. :class:`NotFoundError` if none."""
+        return _ffi.call_double(_ffi.nk_layout_article_height, self.handle, _ffi.integer(id, "id"))
+
+    def article_heights(self, ids: Iterable[int]) -> List[float]:
+        """The heights of many rows in one call, in order; O(1) each when cached."""
+        return list(map(float, _ffi.call_json(_ffi.nk_layout_article_heights, self.handle, _ids(ids))))
+
+    # ---- Bubbles --------------------------------------------------------------------------------
+
+    def bubble(self, message_id: int) -> Bubble:
+        """The bubble of message ``message_id``: cached, or measured now and cached.
+        :class:`NotFoundError` if there is none."""
+        return Bubble(**_ffi.call_json(_ffi.nk_layout_bubble, self.handle, _ffi.integer(message_id, "message_id")))
+
+    def bubbles(self, message_ids: Iterable[int]) -> List[Bubble]:
+        """The bubbles of many messages in one call, in order; O(1) each when cached."""
+        return [Bubble(**b) for b in _ffi.call_json(_ffi.nk_layout_bubbles, self.handle, _ids(message_ids, "message_ids"))]
+
+    def prefetch(self, ids: Iterable[int], threads: Optional[int] = None, kind: str = "article") -> int:
+        """Measures and caches the rows of ``ids`` not cached yet, on ``threads`` threads (all cores by
+        default), each with its own Pango font map. Returns how many rows were measured.
+
+        ``kind`` is ``"article"`` or ``"message"``. The GIL is released meanwhile.
+        """
+        wanted = 0 if threads is None else max(0, min(_ffi.integer(threads, "threads"), 2 ** 31 - 1))
+        count = c_int64()
+        _ffi.check(_ffi.nk_layout_prefetch(self.handle, _kind(kind), _ids(ids), wanted, byref(count)))
+        return count.value
+
+    def stats(self) -> LayoutStats:
+        """Hits, misses, entries and bytes of the height cache."""
+        return LayoutStats(**_ffi.call_json(_ffi.nk_layout_stats, self.handle))
+
+    # ---- Row offsets and pictures ---------------------------------------------------------------
+
+    def rows(self, ids: Iterable[int], kind: str = "article") -> "Rows":
+        """Row offsets of an ordered list (each id once): see :class:`Rows`. Measures nothing."""
+        out = c_void_p()
+        id_list = list(ids) if not isinstance(ids, (str, bytes)) else ids
+        _ffi.check(_ffi.nk_layout_rows(self.handle, _kind(kind), _ids(id_list), byref(out)))
+        return Rows(self, out.value or 0, list(id_list))
+
+    def render_articles(self, ids: Iterable[int], path: PathLike) -> Picture:
+        """Draws the rows of ``ids`` into a PNG at ``path`` at exactly the computed frames (measured
+        title and content rects tinted behind their text, separators at the row bottoms)."""
+        data = _ffi.call_json(_ffi.nk_layout_render_articles, self.handle, _ids(ids), _ffi.text(os.fspath(path), "path"))
+        return Picture(**data)
+
+    def render_conversation(self, conversation_id: int, path: PathLike) -> Picture:
+        """Draws conversation ``conversation_id`` into a PNG at ``path`` as the chat showed it: oldest
+        at the top, each bubble at exactly its computed frame (green on the right when sent by me,
+        white on the left otherwise). A history taller than a picture can be (32 000 px) is drawn
+        from its newest messages that fit; ``Picture.rows`` says how many."""
+        data = _ffi.call_json(_ffi.nk_layout_render_conversation, self.handle, _ffi.integer(conversation_id, "conversation_id"),
+                              _ffi.text(os.fspath(path), "path"))
+        return Picture(**data)
+
+
+class Rows:
+    """Where each row of an ordered list sits: O(log n) queries over a sum tree of heights.
+
+    Measured rows count with their height, the others with the layout's ``estimated_height``. The
+    list updates in place when the layout measures one of its rows (any call, any thread) or the
+    store says one changed.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store, store.layout(width=375) as lay:
+    ...     ids = [a.id for a in store.articles.create_many([{"title": "t", "content": "c"}] * 3)]
+    ...     rows = lay.rows(ids)
+    ...     (rows.total_height, rows.row_at(160), list(rows.visible(100, 100)))
+    (450.0, 1, [0, 1])
+    """
+
+    def __init__(self, layout: Layout, handle: int, ids: List[int]) -> None:
+        self.layout = layout
+        self.ids = ids
+        self._handle: Optional[int] = handle
+        self._finalizer = weakref.finalize(self, _close_rows, handle)
+
+    @property
+    def handle(self) -> int:
+        handle = self._handle
+        if handle is None:
+            raise ClosedError("the row list is closed")
+        return handle
+
+    def close(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._finalizer.detach()
+            _ffi.check(_ffi.nk_rows_close(handle))
+
+    def __enter__(self) -> "Rows":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _index(self, row: int, upper: int) -> int:
+        row = _ffi.integer(row, "row")
+        if not 0 <= row <= upper:
+            raise IndexError(f"row {row} is out of range 0..{upper}")
+        return row
+
+    @property
+    def total_height(self) -> float:
+        return _ffi.call_double(_ffi.nk_rows_total_height, self.handle)
+
+    def offset_of(self, row: int) -> float:
+        """The offset of the top of ``row``; ``offset_of(len(rows))`` is the total height."""
+        return _ffi.call_double(_ffi.nk_rows_offset_of, self.handle, self._index(row, len(self.ids)))
+
+    def height_of(self, row: int) -> float:
+        """The current height of ``row``: measured, or the estimate."""
+        return _ffi.call_double(_ffi.nk_rows_height_of, self.handle, self._index(row, len(self.ids) - 1))
+
+    def is_measured(self, row: int) -> bool:
+        out = c_int32()
+        _ffi.check(_ffi.nk_rows_is_measured(self.handle, self._index(row, len(self.ids) - 1), byref(out)))
+        return bool(out.value)
+
+    def row_at(self, y: float) -> Optional[int]:
+        """The row whose span contains offset ``y``, or None above the first row and below the last."""
+        out = c_int64()
+        _ffi.check(_ffi.nk_rows_row_at(self.handle, _ffi.number(y, "y"), byref(out)))
+        return None if out.value < 0 else out.value
+
+    def visible(self, offset: float, viewport_height: float) -> range:
+        """The rows that intersect the viewport ``[offset, offset + viewport_height)``."""
+        first, stop = c_int64(), c_int64()
+        _ffi.check(_ffi.nk_rows_visible(self.handle, _ffi.number(offset, "offset"),
+                                        _ffi.number(viewport_height, "viewport_height"), byref(first), byref(stop)))
+        return range(first.value, stop.value)
+
+
+# ---- Interaction models -------------------------------------------------------------------------
+
+
+class KeyboardModel:
+    """The keyboard as the apps handled it.
+
+    ``show(height)`` (repeated: idempotent, one mask, never three) and ``hide()``; while shown the
+    chat moves up by the keyboard height (``chat_offset``), the search panel sits right above it
+    (``search_panel_offset == -(height + 105)``) and the editor's bottom inset is ``height + 5``;
+    hidden, offsets are 0 and the inset is back to 46.
+
+    >>> kb = KeyboardModel(); kb.show(336); kb.show(336)
+    >>> (kb.mask_count, kb.editor_bottom_inset, kb.chat_offset, kb.search_panel_offset)
+    (1, 341.0, -336.0, -441.0)
+    """
+
+    def __init__(self) -> None:
+        self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_keyboard_apply, None, b'{"event": "hide"}')
+
+    def _apply(self, event: Dict[str, Any]) -> None:
+        self._state = _ffi.call_json(_ffi.nk_keyboard_apply, json.dumps(self._state).encode(), json.dumps(event).encode())
+
+    def show(self, keyboard_height: float) -> None:
+        """The keyboard appeared (or changed its frame) with this height."""
+        self._apply({"event": "show", "keyboard_height": _finite(keyboard_height, "keyboard_height")})
+
+    def hide(self) -> None:
+        self._apply({"event": "hide"})
+
+    shown = property(lambda self: bool(self._state["shown"]))
+    keyboard_height = property(lambda self: float(self._state["keyboard_height"]))
+    mask_visible = property(lambda self: bool(self._state["mask_visible"]))
+    mask_count = property(lambda self: int(self._state["mask_count"]))
+    search_panel_offset = property(lambda self: float(self._state["search_panel_offset"]))
+    editor_bottom_inset = property(lambda self: float(self._state["editor_bottom_inset"]))
+    chat_offset = property(lambda self: float(self._state["chat_offset"]))
+
+    def __repr__(self) -> str:
+        return f"<noteskit.KeyboardModel {'shown ' + format(self.keyboard_height, 'g') if self.shown else 'hidden'}>"
+
+
+class SearchPanel:
+    """The search panel: 105 tall, dragged by its handle, snapping open when at least 91 of it
+    are revealed as the drag ends (``"shown"``), closed otherwise (``"hidden"``).
+
+    ``drag(dy)`` takes the handle's movement in screen coordinates, as a pan gesture reports it:
+    negative ``dy`` is up and reveals the panel.
+
+    >>> panel = SearchPanel(); panel.drag(-95); panel.end_drag()
+    'shown'
+    """
+
+    height = 105.0
+    snap_threshold = 91.0
+
+    def __init__(self) -> None:
+        self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_search_panel_apply, None, b'{"event": "hide"}')
+
+    def _apply(self, event: Dict[str, Any]) -> None:
+        self._state = _ffi.call_json(_ffi.nk_search_panel_apply, json.dumps(self._state).encode(), json.dumps(event).encode())
+
+    def drag(self, dy: float) -> None:
+        """The handle moved by ``dy`` (negative: up, revealing more); the panel follows within 0..105."""
+        self._apply({"event": "drag", "dy": _finite(dy, "dy")})
+
+    def end_drag(self) -> str:
+        """The finger lifted: snaps to ``"shown"`` (at least 91 revealed) or ``"hidden"``; returns the state."""
+        self._apply({"event": "end_drag"})
+        return self.state
+
+    def show(self) -> None:
+        self._apply({"event": "show"})
+
+    def hide(self) -> None:
+        self._apply({"event": "hide"})
+
+    state = property(lambda self: str(self._state["state"]))
+    revealed = property(lambda self: float(self._state["revealed"]))
+    dragging = property(lambda self: bool(self._state["dragging"]))
+    offset = property(lambda self: float(self._state["offset"]))
+
+    def __repr__(self) -> str:
+        return f"<noteskit.SearchPanel {self.state}, {self.revealed:g} revealed>"
