@@ -33,3 +33,10 @@ def test_a_huge_cursor_is_refused_as_malformed(store):
     with pytest.raises(nk.ValidationError, match="malformed") as e:
         store.articles.list(after="articles." + "9" * (8 * 2 ** 20))
     assert e.value.field == "cursor"
+
+
+def test_a_layout_cache_bound_of_any_size_is_accepted_not_a_crash(store):
+    # 2**63 - 1 overflowed the cache's table-size doubling and trapped (found by the sweep)
+    for bound in (2 ** 63 - 1, 10 ** 18, 2 ** 62):
+        with store.layout(width=375, cache_bytes=bound) as lay:
+            assert lay.stats().capacity_bytes == bound
