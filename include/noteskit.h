@@ -5,7 +5,7 @@
  *  - Every call returns an int32_t status: NK_OK (0) or one NK_E_* code. Results come back through
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
- *    {"code": int, "kind": str, "message": str, "field"?: str, "line"?: int, "sqlite_code"?: int}.
+ *    {"code": int, "kind": str, "message": str, "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}.
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
@@ -53,6 +53,12 @@ typedef struct nk_rows nk_rows;
  * nk_store_changes). changes_json is borrowed: valid only during the call. Runs on the committing
  * thread, outside the store's lock, so it may call back into the store. */
 typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
+
+/* Called regularly by nk_store_import with its progress: done of total (bytes of the file, or
+ * files of a Markdown folder). Return non-zero to go on, 0 to cancel (the import then writes
+ * nothing and fails with NK_E_CANCELLED). Runs on the importing thread inside the import's
+ * transaction: it must not call the store (such a call fails with NK_E_INVALID_ARGUMENT). */
+typedef int32_t (*nk_progress_callback)(void *user_data, int64_t done, int64_t total);
 
 /* ---- Library ---------------------------------------------------------------------------------- */
 
@@ -311,6 +317,27 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
  * {"event": "end_drag"}, {"event": "show"} or {"event": "hide"}. *out_json (owned): the new state,
  * with "offset". */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
+
+/* ---- Import and export ------------------------------------------------------------------------ */
+/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript"; NULL takes it from the
+ * extension of path (.json, .jsonl, .csv, .txt, .md); a folder needs it ("markdown" or "csv").
+ * An import file's malformed record is NK_E_FORMAT; the error's "file", "line" and "field" say
+ * where. Missing files are NK_E_NOT_FOUND, unwritable ones NK_E_READ_ONLY. */
+
+/* Writes the store to path. A file is written beside path and renamed over it when complete; a
+ * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty.
+ * options_json (nullable): {"conversation"?: id (transcripts), "table"?: "articles"|"messages"
+ * (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
+int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
+                        char **out_json);
+
+/* Imports path in one transaction: all of it, or (on a malformed record with on_error "raise",
+ * a cancel, any failure) nothing. options_json (nullable): {"on_conflict"?: "skip"|"replace"|"newer",
+ * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts)}.
+ * progress (nullable) is called with user_data as described at nk_progress_callback.
+ * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's]}. */
+int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
+                        nk_progress_callback progress, void *user_data, char **out_json);
 
 #ifdef __cplusplus
 }

@@ -40,18 +40,17 @@ enum LastError {
         return key
     }()
 
-    /// The longest message handed out: a message quoting a caller's 100 MB argument is cut here.
+    /// The longest message (and file name) handed out, in bytes: a message quoting a caller's
+    /// 100 MB argument is cut here (see `JSONWriter.error`).
     static let maxMessageBytes = 2_000
 
     static func set(_ error: NotesError) {
         var w = JSONWriter()
-        w.raw("{"); w.key("code"); w.int(Int64(error.kind.rawValue))
-        w.raw(","); w.key("kind"); w.string(error.kind.name)
-        w.raw(","); w.key("message"); w.string(NotesError.shown(error.message, limit: maxMessageBytes))
-        if let field = error.field { w.raw(","); w.key("field"); w.string(NotesError.shown(field)) }
-        if let line = error.line { w.raw(","); w.key("line"); w.int(Int64(line)) }
-        if let code = error.sqliteCode { w.raw(","); w.key("sqlite_code"); w.int(Int64(code)) }
-        w.raw("}")
+        w.error(error)
+        if let code = error.sqliteCode {
+            w.bytes.removeLast()
+            w.raw(","); w.key("sqlite_code"); w.int(Int64(code)); w.raw("}")
+        }
         box().json = w.bytes
     }
 

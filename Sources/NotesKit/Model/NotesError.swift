@@ -70,15 +70,18 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
     public var field: String?
     /// The line or record number, for `.format`.
     public var line: Int?
+    /// The file at fault, for `.format` errors of an import (inside a folder: the file in it).
+    public var file: String?
     /// The SQLite extended result code, when SQLite reported the failure.
     public var sqliteCode: Int32?
 
-    public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil) {
+    public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil, file: String? = nil) {
         self.kind = kind
         self.message = message
         self.field = field
         self.line = line
         self.sqliteCode = sqliteCode
+        self.file = file
     }
 
     public var description: String { "\(kind.name): \(message)" }

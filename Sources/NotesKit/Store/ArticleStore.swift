@@ -76,23 +76,14 @@ public struct ArticleStore: Sendable {
             }
         }
         return try store.write { tx in
-            let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
-            for (index, record) in records.enumerated() {
-                if record.createdAt == nil { prepared[index].createdAt = tx.now }
-                if record.updatedAt == nil && record.createdAt == nil { prepared[index].updatedAt = tx.now }
-                let a = prepared[index]
-                insert.reset()
-                insert.bind(1, a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
-                do {
-                    try insert.run()
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "an article with uid \(a.uid) already exists"
-                    throw error
+            for index in prepared.indices {
+                if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
+                if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }
+                guard let id = try Self.insert(tx, prepared[index]) else {
+                    throw NotesError(.conflict, "an article with uid \(prepared[index].uid) already exists",
+                                     field: "uid", line: records.count > 1 ? index : nil)
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
-                try tx.record("article", .create, id: prepared[index].id, uid: a.uid, revision: 1)
+                prepared[index].id = id
             }
             return prepared
         }
@@ -115,14 +106,12 @@ public struct ArticleStore: Sendable {
         let newTitle = title ?? article.title, newContent = content ?? article.content
         try Article.validate(title: newTitle, content: newContent)
         guard newTitle != article.title || newContent != article.content else { return article }
+        let before = article
         article.title = newTitle
         article.content = newContent
         article.revision += 1
         article.updatedAt = tx.now
-        let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, updated_at = ?, revision = ? WHERE id = ?")
-        stmt.bind(1, newTitle).bind(2, newContent).bind(3, tx.now.milliseconds).bind(4, article.revision).bind(5, id)
-        try stmt.run()
-        try tx.record("article", .update, id: id, uid: article.uid, revision: article.revision)
+        try overwrite(tx, article, was: before)
         return article
     }
 
@@ -137,7 +126,44 @@ public struct ArticleStore: Sendable {
         }
     }
 
+    // MARK: - Rows written
+    //
+    // Every write of an article row goes through `insert`, `overwrite` or `delete` below, so the
+    // change feed (and anything else that follows articles) sees each one, from every caller:
+    // the editor, bulk create, saved drafts and imports.
+
+    /// Inserts `article` with its uid, times and revision as given, and records the creation.
+    /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
+    static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
+        let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        insert.bind(1, article.uid).bind(2, article.title).bind(3, article.content)
+            .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
+        try insert.run()
+        guard tx.connection.changes == 1 else { return nil }
+        let id = tx.connection.lastInsertRowID
+        try tx.record("article", .create, id: id, uid: article.uid, revision: article.revision)
+        return id
+    }
+
+    /// Stores every field of `article` (found by its `id`) as given, and records the update.
+    /// `before` is the stored row it replaces (for what follows articles' text). O(log n).
+    static func overwrite(_ tx: WriteContext, _ article: Article, was before: Article) throws {
+        let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, created_at = ?, updated_at = ?, revision = ? WHERE id = ?")
+        stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
+            .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)
+        try stmt.run()
+        try tx.record("article", .update, id: article.id, uid: article.uid, revision: article.revision)
+    }
+
     // MARK: - Rows
+
+    /// The article with `uid` (lower-case), or nil. O(log n).
+    static func fetch(_ db: Connection, uid: String) throws -> Article? {
+        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE uid = ?")
+        stmt.bind(1, uid)
+        defer { stmt.reset() }
+        return try stmt.step() ? article(from: stmt) : nil
+    }
 
     static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
         let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE id = ?")

@@ -102,12 +102,55 @@ public struct ConversationStore: Sendable {
         }
     }
 
+    // MARK: - Rows written by imports
+
+    /// Inserts `conversation` with its uid, title and times as given, records the creation and
+    /// orders its last activity by that change. Returns the new id, or nil (writing nothing) when a
+    /// conversation already has that uid. O(log n).
+    static func insert(_ tx: WriteContext, _ conversation: Conversation) throws -> Int64? {
+        let stmt = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING")
+        stmt.bind(1, conversation.uid).bind(2, conversation.title).bind(3, conversation.createdAt.milliseconds)
+            .bind(4, conversation.lastActivityAt.milliseconds)
+        try stmt.run()
+        guard tx.connection.changes == 1 else { return nil }
+        let id = tx.connection.lastInsertRowID
+        try tx.record("conversation", .create, id: id, uid: conversation.uid, revision: nil)
+        try touch(tx, id, at: conversation.lastActivityAt)
+        return id
+    }
+
+    /// Stores the title and times of `conversation` (found by its `id`) as given, and records the
+    /// update. O(log n).
+    static func overwrite(_ tx: WriteContext, _ conversation: Conversation) throws {
+        let stmt = try tx.prepare("UPDATE conversations SET title = ?, created_at = ?, last_activity_at = ? WHERE id = ?")
+        stmt.bind(1, conversation.title).bind(2, conversation.createdAt.milliseconds)
+            .bind(3, conversation.lastActivityAt.milliseconds).bind(4, conversation.id)
+        try stmt.run()
+        try tx.record("conversation", .update, id: conversation.id, uid: conversation.uid, revision: nil)
+    }
+
+    /// The conversation with `uid` (lower-case), or nil. O(log n).
+    static func fetch(_ db: Connection, uid: String) throws -> Conversation? {
+        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE uid = ?")
+        stmt.bind(1, uid)
+        defer { stmt.reset() }
+        return try stmt.step() ? conversation(from: stmt) : nil
+    }
+
+    /// The oldest conversation titled exactly `title`, or nil. O(n): titles are not indexed.
+    static func fetch(_ db: Connection, title: String) throws -> Conversation? {
+        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE title = ? ORDER BY id LIMIT 1")
+        stmt.bind(1, title)
+        defer { stmt.reset() }
+        return try stmt.step() ? conversation(from: stmt) : nil
+    }
+
     // MARK: - Rows
 
     /// Makes `at` the conversation's last activity, ordered by the change just recorded.
     static func touch(_ tx: WriteContext, _ id: Int64, at: Timestamp) throws {
         let stmt = try tx.prepare("UPDATE conversations SET last_activity_at = ?, activity_seq = ? WHERE id = ?")
-        stmt.bind(1, at.milliseconds).bind(2, tx.changes.last?.seq ?? 0).bind(3, id)
+        stmt.bind(1, at.milliseconds).bind(2, tx.lastSeq).bind(3, id)
         try stmt.run()
     }
 

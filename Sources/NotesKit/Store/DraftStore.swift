@@ -77,12 +77,13 @@ extension ArticleStore {
                     throw error
                 }
             } else {
-                let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
-                insert.bind(1, draft.uid).bind(2, draft.title).bind(3, draft.content).bind(4, tx.now.milliseconds).bind(5, tx.now.milliseconds)
-                try insert.run()
-                article = Article(id: tx.connection.lastInsertRowID, uid: draft.uid, title: draft.title, content: draft.content,
-                                  createdAt: tx.now, updatedAt: tx.now, revision: 1)
-                try tx.record("article", .create, id: article.id, uid: article.uid, revision: 1)
+                var saved = Article(id: 0, uid: draft.uid, title: draft.title, content: draft.content,
+                                    createdAt: tx.now, updatedAt: tx.now, revision: 1)
+                guard let id = try Self.insert(tx, saved) else {
+                    throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept", field: "uid")
+                }
+                saved.id = id
+                article = saved
             }
             try Self.deleteDraft(tx, id)
             return article
@@ -110,13 +111,37 @@ extension ArticleStore {
 
     static func insertDraft(_ tx: WriteContext, articleId: Int64?, baseRevision: Int64?, title: String, content: String) throws -> Draft {
         // A new article's draft carries the uid the article will get.
-        let uid = UID.random()
-        let stmt = try tx.prepare("INSERT INTO drafts(uid, article_id, base_revision, title, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        stmt.bind(1, uid).bind(2, articleId).bind(3, baseRevision).bind(4, title).bind(5, content)
-            .bind(6, tx.now.milliseconds).bind(7, tx.now.milliseconds)
+        var draft = Draft(id: 0, uid: UID.random(), articleId: articleId, baseRevision: baseRevision,
+                          title: title, content: content, createdAt: tx.now, updatedAt: tx.now)
+        guard let id = try insertDraft(tx, draft) else { throw NotesError(.internalError, "a fresh draft uid was already taken") }
+        draft.id = id
+        return draft
+    }
+
+    /// Inserts `draft` with its uid and times as given; nil (writing nothing) when a draft already
+    /// has that uid. O(log n).
+    static func insertDraft(_ tx: WriteContext, _ draft: Draft) throws -> Int64? {
+        let stmt = try tx.prepare("INSERT INTO drafts(uid, article_id, base_revision, title, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        stmt.bind(1, draft.uid).bind(2, draft.articleId).bind(3, draft.baseRevision).bind(4, draft.title).bind(5, draft.content)
+            .bind(6, draft.createdAt.milliseconds).bind(7, draft.updatedAt.milliseconds)
         try stmt.run()
-        return Draft(id: tx.connection.lastInsertRowID, uid: uid, articleId: articleId, baseRevision: baseRevision,
-                     title: title, content: content, createdAt: tx.now, updatedAt: tx.now)
+        return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
+    }
+
+    /// Stores every field of `draft` (found by its `id`) as given. O(log n).
+    static func overwriteDraft(_ tx: WriteContext, _ draft: Draft) throws {
+        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ? WHERE id = ?")
+        stmt.bind(1, draft.articleId).bind(2, draft.baseRevision).bind(3, draft.title).bind(4, draft.content)
+            .bind(5, draft.createdAt.milliseconds).bind(6, draft.updatedAt.milliseconds).bind(7, draft.id)
+        try stmt.run()
+    }
+
+    /// The draft with `uid` (lower-case), or nil. O(log n).
+    static func fetchDraft(_ db: Connection, uid: String) throws -> Draft? {
+        let stmt = try db.prepare("SELECT \(draftColumns) FROM drafts WHERE uid = ?")
+        stmt.bind(1, uid)
+        defer { stmt.reset() }
+        return try stmt.step() ? draft(from: stmt) : nil
     }
 
     static func deleteDraft(_ tx: WriteContext, _ id: Int64) throws {

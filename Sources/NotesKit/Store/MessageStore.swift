@@ -188,6 +188,42 @@ public struct MessageStore: Sendable {
         }
     }
 
+    // MARK: - Rows written by imports
+    //
+    // An import writes messages one at a time through these (bulk sends go through insertMany's
+    // multi-row statements); the caller moves the conversations' last activity once at the end.
+
+    /// Inserts `message` with its uid, conversation and time as given, and records the creation.
+    /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
+    static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
+        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        stmt.bind(1, message.uid).bind(2, message.conversationId).bind(3, message.content)
+            .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds)
+        try stmt.run()
+        guard tx.connection.changes == 1 else { return nil }
+        let id = tx.connection.lastInsertRowID
+        try tx.record("message", .create, id: id, uid: message.uid, revision: nil)
+        return id
+    }
+
+    /// The message with `uid` (lower-case), or nil. O(log n).
+    static func fetch(_ db: Connection, uid: String) throws -> Message? {
+        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE uid = ?")
+        stmt.bind(1, uid)
+        defer { stmt.reset() }
+        return try stmt.step() ? message(from: stmt) : nil
+    }
+
+    /// How many messages of conversation `conversationId` sent within `[from, to)` (ms) by
+    /// `fromMe` have exactly `content`: how a transcript, which has no uids, recognises messages
+    /// already stored. O(log n + messages in that interval).
+    static func countSame(_ db: Connection, conversationId: Int64, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int {
+        let stmt = try db.prepare("SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        stmt.bind(1, conversationId).bind(2, from).bind(3, to).bind(4, fromMe ? 1 : 0).bind(5, content)
+        defer { stmt.reset() }
+        return try stmt.step() ? Int(stmt.int64(0)) : 0
+    }
+
     // MARK: - Rows
 
     static func message(from stmt: Statement) -> Message {

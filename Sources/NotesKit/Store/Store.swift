@@ -26,6 +26,10 @@ public final class Store: @unchecked Sendable {
     public let path: String?
 
     private let lock = Mutex<Void>(())
+    /// The thread holding `lock` (its `pthread_self`), 0 when none: a call made from inside another
+    /// call on the same thread (an import's progress callback calling the store) is refused rather
+    /// than deadlocking.
+    private let owner = Atomic<UInt>(0)
     private var connection: Connection?
     private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
     private let nextSubscriberToken = Atomic<Int64>(1)
@@ -88,6 +92,12 @@ public final class Store: @unchecked Sendable {
 
     /// Closes the store. Further calls fail with `.closed`; closing twice does nothing.
     public func close() {
+        // Closing from inside a call on this thread (an import's progress callback) cannot take the
+        // lock; the connection then closes when the last reference to the store goes away.
+        guard owner.load(ordering: .acquiring) != Store.currentThread() else {
+            subscribers.withLock { $0.removeAll() }
+            return
+        }
         lock.withLock { _ in
             connection?.close()
             connection = nil
@@ -101,9 +111,25 @@ public final class Store: @unchecked Sendable {
 
     // MARK: - Access
 
+    /// This thread's identity, as `owner` holds it.
+    private static func currentThread() -> UInt { UInt(pthread_self()) }
+
+    /// Runs `body` under the store's lock, refusing a nested call from the thread that holds it.
+    private func locked<T>(_ body: () throws -> T) throws -> T {
+        let me = Store.currentThread()
+        if owner.load(ordering: .acquiring) == me {
+            throw NotesError(.invalidArgument, "the store is busy with a call on this same thread (a progress callback must not call the store it reports on)")
+        }
+        return try lock.withLock { _ in
+            owner.store(me, ordering: .releasing)
+            defer { owner.store(0, ordering: .releasing) }
+            return try body()
+        }
+    }
+
     /// Runs `body` with the connection, under the store's lock.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try lock.withLock { _ in
+        try locked {
             guard let connection else { throw NotesError(.closed, "the store is closed") }
             defer { connection.finishStatements() }
             return try body(connection)
@@ -112,16 +138,35 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` in one write transaction, under the store's lock; after it commits, tells the
     /// subscribers what changed (outside the lock, on the calling thread).
+    ///
+    /// A commit with more than ``WriteContext/maxBufferedChanges`` changes (a bulk import) is not
+    /// held in memory: its changes are read back from the feed and delivered in several calls.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
-        let (result, changes): (T, [Change]) = try lock.withLock { _ in
+        let (result, context): (T, WriteContext) = try locked {
             guard let connection else { throw NotesError(.closed, "the store is closed") }
             if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction { try body(context) }
-            return (result, context.changes)
+            return (result, context)
         }
-        if !changes.isEmpty { notify(changes) }
+        if context.overflowed, let first = context.firstSeq {
+            notifyCommitted(from: first, through: context.lastSeq)
+        } else if !context.changes.isEmpty {
+            notify(context.changes)
+        }
         return result
+    }
+
+    /// Delivers the committed changes `first...last` to the subscribers, a page at a time.
+    private func notifyCommitted(from first: Int64, through last: Int64) {
+        guard !subscribers.withLock({ $0.isEmpty }) else { return }
+        var since = first - 1
+        while since < last {
+            guard let page = try? changes(since: since, limit: WriteContext.maxBufferedChanges).filter({ $0.seq <= last }),
+                  let end = page.last?.seq else { return }
+            notify(page)
+            since = end
+        }
     }
 
     // MARK: - Change feed
@@ -151,7 +196,8 @@ public final class Store: @unchecked Sendable {
 
     /// Calls `callback` after each commit made through this store handle, with that commit's
     /// changes, on the committing thread and outside the store's lock (so the callback may call the
-    /// store). Commits by other handles or processes are read with ``changes(since:limit:)``.
+    /// store). A commit of more than 1 000 changes (an import) comes in several calls of at most
+    /// 1 000, oldest first. Commits by other handles or processes are read with ``changes(since:limit:)``.
     /// Returns a token for ``unsubscribe(_:)``.
     public func subscribe(_ callback: @escaping @Sendable ([Change]) -> Void) -> Int64 {
         let token = nextSubscriberToken.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -178,10 +224,20 @@ public final class Store: @unchecked Sendable {
 
 /// What a write transaction sees: the connection, the time of the write, and the change feed.
 final class WriteContext {
+    /// The most changes of one transaction kept in memory for the subscribers; past it they are
+    /// read back from the feed after the commit, so a bulk import runs in bounded memory.
+    static let maxBufferedChanges = 1_000
+
     let connection: Connection
     /// One instant for the whole transaction, so every row it writes carries the same time.
     let now = Timestamp.now()
+    /// The transaction's changes, while there are at most ``maxBufferedChanges`` of them.
     private(set) var changes: [Change] = []
+    /// The seqs of the transaction's first and last change (`lastSeq` 0 before any).
+    private(set) var firstSeq: Int64?
+    private(set) var lastSeq: Int64 = 0
+    /// True once the transaction recorded more changes than are buffered.
+    private(set) var overflowed = false
 
     init(connection: Connection) { self.connection = connection }
 
@@ -192,7 +248,7 @@ final class WriteContext {
         let stmt = try connection.prepare("INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES (?, ?, ?, ?, ?, ?)")
         stmt.bind(1, entity).bind(2, operation.rawValue).bind(3, id).bind(4, uid).bind(5, revision).bind(6, now.milliseconds)
         try stmt.run()
-        changes.append(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+        recorded(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
     }
 
     /// Appends one `create` change per (id, uid), in order, ``changesPerInsert`` rows per
@@ -200,7 +256,7 @@ final class WriteContext {
     /// as ``record(_:_:id:uid:revision:)``.
     func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
         let per = Self.changesPerInsert, whole = ids.count / per * per
-        changes.reserveCapacity(changes.count + ids.count)
+        if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
         for start in stride(from: 0, to: whole, by: per) {
             let stmt = try connection.prepare(Self.multiRowChange)
             for k in 0..<per {
@@ -211,11 +267,24 @@ final class WriteContext {
             // One statement under the write lock: its seqs are consecutive.
             let firstSeq = connection.lastInsertRowID - Int64(per - 1)
             for k in 0..<per {
-                changes.append(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
-                                      uid: uids[start + k], revision: nil, at: now))
+                recorded(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
+                                uid: uids[start + k], revision: nil, at: now))
             }
         }
         for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+    }
+
+    /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
+    private func recorded(_ change: Change) {
+        if firstSeq == nil { firstSeq = change.seq }
+        lastSeq = change.seq
+        if overflowed { return }
+        if changes.count < Self.maxBufferedChanges {
+            changes.append(change)
+        } else {
+            overflowed = true
+            changes = []
+        }
     }
 
     static let changesPerInsert = 64

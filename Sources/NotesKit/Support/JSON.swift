@@ -287,7 +287,7 @@ struct JSONParser {
     }
 
     func validated(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> String {
-        guard let s = String(validating: bytes, as: UTF8.self) else { throw fail("invalid UTF-8 in JSON string") }
+        guard let s = String.validatingUTF8(bytes) else { throw fail("invalid UTF-8 in JSON string") }
         return s
     }
 }

@@ -11,6 +11,7 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .chat import Conversations, Messages
+from .exchange import ExportReport, ImportReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, Page
@@ -30,7 +31,7 @@ __all__ = [
     "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
-    "Conversations", "CorruptStoreError", "Draft", "FontError", "FormatError", "InternalError", "InvalidArgumentError",
+    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

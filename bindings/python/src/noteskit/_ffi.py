@@ -29,6 +29,8 @@ c_void_pp = POINTER(c_void_p)
 
 # typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
 nk_change_callback = CFUNCTYPE(None, c_void_p, c_char_p)
+# typedef int32_t (*nk_progress_callback)(void *user_data, int64_t done, int64_t total);
+nk_progress_callback = CFUNCTYPE(c_int32, c_void_p, c_int64, c_int64)
 
 
 def library_candidates() -> List[Path]:
@@ -219,6 +221,16 @@ nk_rows_visible = _declare("nk_rows_visible", c_int32, c_void_p, c_double, c_dou
 nk_keyboard_apply = _declare("nk_keyboard_apply", c_int32, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 nk_search_panel_apply = _declare("nk_search_panel_apply", c_int32, c_char_p, c_char_p, c_void_pp)
+
+
+# ---- Import and export --------------------------------------------------------------------------
+# int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
+#                         char **out_json);
+nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
+#                         nk_progress_callback progress, void *user_data, char **out_json);
+nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
+                           c_void_p, c_void_pp)
 
 
 # ---- Helpers ------------------------------------------------------------------------------------

@@ -18,18 +18,20 @@ class NotesError(Exception):
 
     ``kind`` is the library's name for the error (``"validation"``, ``"not_found"``, ...),
     ``field`` the field at fault where there is one, ``line`` the record or line number of a bulk
-    call or an import, ``sqlite_code`` the SQLite result code behind a storage error.
+    call (0-based) or the line of an import file (1-based), ``file`` the import file at fault,
+    ``sqlite_code`` the SQLite result code behind a storage error.
     """
 
     kind = "error"
 
     def __init__(self, message: str, *, field: Optional[str] = None, line: Optional[int] = None,
-                 sqlite_code: Optional[int] = None) -> None:
+                 sqlite_code: Optional[int] = None, file: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.line = line
         self.sqlite_code = sqlite_code
+        self.file = file
 
 
 class InvalidArgumentError(NotesError, ValueError):
@@ -99,7 +101,7 @@ class ClosedError(NotesError):
 
 
 class FormatError(NotesError, ValueError):
-    """Import data is malformed; ``line`` and ``field`` say where."""
+    """Import data is malformed; ``file``, ``line`` (1-based) and ``field`` say where."""
 
     kind = "format"
 
@@ -140,4 +142,4 @@ def error_from(info: Dict[str, Any]) -> NotesError:
     """The exception for the library's last-error JSON object."""
     cls = _BY_KIND.get(info.get("kind", ""), NotesError)
     return cls(info.get("message", "unknown error"), field=info.get("field"), line=info.get("line"),
-               sqlite_code=info.get("sqlite_code"))
+               sqlite_code=info.get("sqlite_code"), file=info.get("file"))

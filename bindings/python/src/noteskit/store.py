@@ -16,6 +16,7 @@ from .chat import Conversations, Messages
 from .models import Article, Change, Page, format_time, parse_time
 
 if TYPE_CHECKING:
+    from .exchange import ExportReport, ImportReport
     from .layout import ArticleRowStyle, BubbleStyle, Layout
 
 _I64 = 2 ** 63
@@ -136,6 +137,42 @@ class Store:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return f"<noteskit.Store {self.path or ':memory:'} ({state})>"
+
+    # ---- Import and export ------------------------------------------------------------------
+
+    def export(self, path: PathLike, format: Optional[str] = None, **options: Any) -> "ExportReport":
+        """Writes the store to ``path`` and returns an :class:`ExportReport`.
+
+        ``format`` is ``"json"`` (a lossless NotesKit backup), ``"jsonl"``, ``"csv"``,
+        ``"markdown"`` or ``"transcript"``; ``None`` takes it from the extension (``.json``,
+        ``.jsonl``, ``.csv``, ``.txt``). A folder needs it: ``"markdown"`` (one ``.md`` file per
+        article) or ``"csv"`` (``articles.csv`` and ``messages.csv``); the folder must be new or
+        empty. Options: ``table="messages"`` for a single ``.csv`` file of messages,
+        ``conversation=`` (an id) for a transcript. A file is written beside ``path`` and renamed
+        over it when complete: a failed export leaves nothing behind. Runs in bounded memory.
+        """
+        from .exchange import export
+
+        return export(self, path, format, **options)
+
+    def import_(self, path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
+                on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
+                **options: Any) -> "ImportReport":
+        """Imports ``path`` in one transaction and returns an :class:`ImportReport`.
+
+        Records are matched by uid: importing the same file twice changes nothing the second time.
+        ``on_conflict`` decides what a stored record with the same uid gets: ``"skip"`` (keep it),
+        ``"replace"`` (take the file's) or ``"newer"`` (take the file's if its ``updated_at`` is
+        later). A malformed record raises :class:`FormatError` (``file``, ``line``, ``field``) and
+        nothing is written; with ``on_error="skip"`` the good records are imported and the bad
+        ones listed in ``report.errors``. ``progress(done, total)`` is called regularly (bytes of
+        the file, or files of a folder); returning ``False`` cancels: :class:`CancelledError`,
+        nothing written. It must not call the store. Transcripts take ``conversation=`` (an id)
+        or ``title=`` (found or created; default: the file name).
+        """
+        from .exchange import import_
+
+        return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress, **options)
 
     # ---- Change feed ------------------------------------------------------------------------
 

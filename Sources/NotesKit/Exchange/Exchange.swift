@@ -1,0 +1,178 @@
+/// The formats a store exports to and imports from.
+///
+/// | format | what | path |
+/// |---|---|---|
+/// | `json` | one versioned NotesKit document: articles, drafts, conversations, messages, every field | a `.json` file |
+/// | `jsonl` | the same records, one per line with a `type` | a `.jsonl` file |
+/// | `csv` | RFC 4180 tables: `articles.csv` and `messages.csv` | a folder, or one `.csv` file |
+/// | `markdown` | one `.md` file per article with YAML front matter (Joplin's keys) | a folder (or one `.md` file to import) |
+/// | `transcript` | one conversation as `[YYYY-MM-DD HH:MM:SS] Me: text` lines | a `.txt` file |
+public enum ExchangeFormat: String, Sendable, CaseIterable {
+    case json, jsonl, csv, markdown, transcript
+
+    /// The format named by `path`'s extension, or nil.
+    static func fromExtension(_ path: String) -> ExchangeFormat? {
+        let name = baseName(path).lowercased()
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        switch name[name.index(after: dot)...] {
+        case "json": return .json
+        case "jsonl", "ndjson": return .jsonl
+        case "csv": return .csv
+        case "txt": return .transcript
+        case "md", "markdown": return .markdown
+        default: return nil
+        }
+    }
+
+    /// `given`, or the format of `path`'s extension; a folder, or a path without a known
+    /// extension, needs `given` (a `.validation` error on `format` otherwise).
+    static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool) throws -> ExchangeFormat {
+        if let given { return given }
+        if isFolder {
+            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format")
+        }
+        guard let format = fromExtension(path) else {
+            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of json, jsonl, csv, markdown, transcript", field: "format")
+        }
+        return format
+    }
+}
+
+/// What happens to a malformed record.
+public enum ImportErrorPolicy: String, Sendable, CaseIterable {
+    /// The first malformed record stops the import, which writes nothing.
+    case raise
+    /// Malformed records are left out and listed in ``ImportReport/errors``; the others are imported.
+    case skip
+}
+
+/// How an import treats records and reports progress.
+public struct ImportOptions {
+    /// What a record whose uid the store already has does.
+    public var onConflict: ConflictPolicy = .skip
+    /// Whether a malformed record stops the import or is listed and left out.
+    public var onError: ImportErrorPolicy = .raise
+    /// Called regularly with (done, total), in bytes of the file (files, for a Markdown folder);
+    /// returning false cancels the import, which then writes nothing (`.cancelled`). It runs
+    /// inside the import's transaction: it must not call the store.
+    public var progress: ((Int64, Int64) -> Bool)?
+    /// Transcripts: the id of the conversation to import into.
+    public var conversation: Int64?
+    /// Transcripts: the title of the conversation to import into (found, or created); defaults to
+    /// the file's name without its extension.
+    public var title: String?
+
+    public init(onConflict: ConflictPolicy = .skip, onError: ImportErrorPolicy = .raise,
+                progress: ((Int64, Int64) -> Bool)? = nil, conversation: Int64? = nil, title: String? = nil) {
+        self.onConflict = onConflict
+        self.onError = onError
+        self.progress = progress
+        self.conversation = conversation
+        self.title = title
+    }
+}
+
+/// What an import did: records created, updated (on_conflict replace/newer) and skipped (their uid
+/// was there already and the policy, or identical content, kept the stored one), and the
+/// malformed records left out (with `onError = .skip`; each a `.format` error naming the file,
+/// line and field).
+public struct ImportReport: Sendable {
+    public var created = 0
+    public var updated = 0
+    public var skipped = 0
+    public var errors: [NotesError] = []
+
+    public init() {}
+}
+
+/// Which records an export writes.
+public struct ExportOptions: Sendable {
+    /// Transcripts: the conversation to write (needed when the store has more than one).
+    public var conversation: Int64?
+    /// A single `.csv` file holds one table: `"articles"` (the default) or `"messages"`.
+    public var table: String?
+
+    public init(conversation: Int64? = nil, table: String? = nil) {
+        self.conversation = conversation
+        self.table = table
+    }
+}
+
+/// What an export wrote: how many records of each kind, and how many files.
+public struct ExportReport: Sendable, Equatable {
+    public var articles = 0
+    public var drafts = 0
+    public var conversations = 0
+    public var messages = 0
+    public var files = 0
+
+    public init() {}
+}
+
+extension Store {
+    /// Writes the store to `path` in `format` (from the extension when nil; see ``ExchangeFormat``).
+    ///
+    /// The export reads one consistent snapshot (other calls on this store wait until it is done;
+    /// other processes may go on writing) and runs in bounded memory, one row at a time. A
+    /// file is written beside `path` and renamed over it at the end, a folder is made beside it and
+    /// renamed into place (it must be new or empty): a failed export leaves nothing behind.
+    /// O(n) in the rows written.
+    public func export(to path: String, format: ExchangeFormat? = nil, options: ExportOptions = ExportOptions()) throws -> ExportReport {
+        try checkPath(path)
+        let isFolder = fileKind(path)?.isDirectory ?? false
+        let format = try ExchangeFormat.resolve(format, path: path, isFolder: isFolder)
+        if let table = options.table {
+            guard format == .csv else { throw NotesError(.validation, "table applies to a single .csv file, not to \(format.rawValue)", field: "table") }
+            guard ["articles", "messages"].contains(table) else {
+                throw NotesError(.validation, "table must be \"articles\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
+            }
+        }
+        if options.conversation != nil && format != .transcript {
+            throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation")
+        }
+        switch format {
+        case .json: return try NotesKitJSON.export(self, to: path)
+        case .jsonl: return try JSONLines.export(self, to: path)
+        case .csv: return try CSVFormat.export(self, to: path, options: options)
+        case .markdown: return try MarkdownFolder.export(self, to: path)
+        case .transcript: return try Transcript.export(self, to: path, options: options)
+        }
+    }
+
+    /// Imports `path` (a file, or a folder for `markdown` and `csv`) in `format` (from the
+    /// extension when nil).
+    ///
+    /// One transaction: on a malformed record (with `onError = .raise`), a cancel from `progress`
+    /// or any other failure, nothing is written. Records are matched by uid: importing the same
+    /// file twice changes nothing the second time. JSON Lines, CSV and Markdown (and NotesKit JSON)
+    /// are read as a stream, in bounded memory. O(n log N) for n records into a store of N.
+    public func `import`(from path: String, format: ExchangeFormat? = nil, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try checkPath(path)
+        guard let kind = fileKind(path) else { throw fileError("read", path) }
+        let format = try ExchangeFormat.resolve(format, path: path, isFolder: kind.isDirectory)
+        if kind.isDirectory && format != .markdown && format != .csv {
+            throw NotesError(.validation, "\(path) is a folder; format \(format.rawValue) reads one file", field: "path")
+        }
+        if format != .transcript {
+            if options.conversation != nil { throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation") }
+            if options.title != nil { throw NotesError(.validation, "title applies to transcripts, not to \(format.rawValue)", field: "title") }
+        }
+        return try importing { writer in
+            let importer = Importer(writer: writer, options: options)
+            switch format {
+            case .json: try NotesKitJSON.read(path, into: importer)
+            case .jsonl: try JSONLines.read(path, into: importer)
+            case .csv: try CSVFormat.read(path, isFolder: kind.isDirectory, into: importer)
+            case .markdown: try MarkdownFolder.read(path, isFolder: kind.isDirectory, into: importer)
+            case .transcript: try Transcript.read(path, into: importer)
+            }
+            try importer.finish()
+            return importer.report
+        }
+    }
+
+    private func checkPath(_ path: String) throws {
+        guard !path.isEmpty else { throw NotesError(.invalidArgument, "the path is empty", field: "path") }
+        guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the path contains a NUL character", field: "path") }
+    }
+}

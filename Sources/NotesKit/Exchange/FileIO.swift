@@ -1,0 +1,392 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Files for import and export, on plain POSIX calls (no Foundation): a chunked reader, an
+// atomically replaced output file, and an output folder that appears whole or not at all.
+
+/// The error for a failed file call, from `errno`: a missing file is `.notFound`, a refused one
+/// `.readOnly`, a full disk `.storageFull`, anything else `.storage`.
+func fileError(_ what: String, _ path: String, _ code: Int32 = errno) -> NotesError {
+    let reason = String(cString: strerror(code))
+    let kind: NotesError.Kind
+    switch code {
+    case ENOENT, ENOTDIR: kind = .notFound
+    case EACCES, EPERM, EROFS: kind = .readOnly
+    case ENOSPC, EDQUOT: kind = .storageFull
+    default: kind = .storage
+    }
+    return NotesError(kind, "cannot \(what) \(path): \(reason)", field: "path")
+}
+
+/// What is at `path`: nil when nothing is, else whether it is a folder (symbolic links followed).
+func fileKind(_ path: String) -> (isDirectory: Bool, size: Int64)? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return ((info.st_mode & S_IFMT) == S_IFDIR, Int64(info.st_size))
+}
+
+/// The last path component of `path` ("notes.json" of "/tmp/x/notes.json").
+func baseName(_ path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    if let slash = trimmed.lastIndex(of: "/") { return String(trimmed[trimmed.index(after: slash)...]) }
+    return String(trimmed)
+}
+
+/// The folder holding `path` ("." for a bare name).
+func parentFolder(_ path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+}
+
+/// Joins a folder and a name with one slash.
+func joinPath(_ folder: String, _ name: String) -> String {
+    folder.hasSuffix("/") ? folder + name : folder + "/" + name
+}
+
+// MARK: - Reading
+
+/// A file read front to back in chunks, so that a file of any size is read in bounded memory.
+///
+/// Consumers look at ``available`` (the bytes read and not yet consumed), ``consume(_:)`` what
+/// they used, and ``fill()`` for more. ``nextLine()`` does this for line-oriented formats.
+final class InputFile {
+    /// A single line (or record) longer than this is refused: no valid record comes near it (the
+    /// longest content, 1 000 000 code points, takes at most 12 MB even as JSON `\u` escapes).
+    static let maxRecordBytes = 64 << 20
+    static let chunk = 1 << 20
+
+    let path: String
+    /// The file's size in bytes when it was opened.
+    let size: Int64
+    private let fd: Int32
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var start = 0
+    private var end = 0
+    private(set) var atEnd = false
+    /// Bytes consumed so far: the file offset of the first available byte.
+    private(set) var consumed: Int64 = 0
+    /// Lines returned by ``nextLine()`` so far: the 1-based number of the last one.
+    private(set) var lineNumber = 0
+
+    init(path: String) throws {
+        guard let kind = fileKind(path) else { throw fileError("read", path) }
+        guard !kind.isDirectory else {
+            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileError("read", path) }
+        self.path = path
+        self.fd = fd
+        self.size = kind.size
+        capacity = Self.chunk
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+    }
+
+    /// The bytes read and not consumed yet.
+    var available: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: buffer + start, count: end - start)
+    }
+
+    func consume(_ count: Int) {
+        start += count
+        consumed += Int64(count)
+    }
+
+    /// Reads more of the file after the available bytes (keeping them); false at the end of the
+    /// file. The buffer grows when the available bytes fill it, up to ``maxRecordBytes``.
+    func fill() throws -> Bool {
+        if atEnd { return false }
+        if start > 0 {
+            if end > start { memmove(buffer, buffer + start, end - start) }
+            end -= start
+            start = 0
+        }
+        if end == capacity {
+            guard capacity < Self.maxRecordBytes + Self.chunk else {
+                throw NotesError(.format, "\(path): a record near byte \(consumed) is longer than \(Self.maxRecordBytes >> 20) MiB; the file is not in the format it claims", field: nil)
+            }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            grown.update(from: buffer, count: end)
+            buffer.deallocate()
+            buffer = grown
+            capacity *= 2
+        }
+        while true {
+            let n = read(fd, buffer + end, capacity - end)
+            if n > 0 { end += n; return true }
+            if n == 0 { atEnd = true; return false }
+            if errno != EINTR { throw fileError("read", path) }
+        }
+    }
+
+    /// The next line, without its `\n` (a `\r` before it is kept), or nil after the last one. A
+    /// last line without a final newline is returned too. The bytes are valid until the next call.
+    func nextLine() throws -> UnsafeBufferPointer<UInt8>? {
+        var scanned = 0
+        while true {
+            let bytes = available
+            if scanned < bytes.count, let base = bytes.baseAddress,
+               let hit = memchr(base + scanned, 10, bytes.count - scanned) {
+                let length = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+                consume(length + 1)
+                lineNumber += 1
+                return UnsafeBufferPointer(start: base, count: length)
+            }
+            scanned = bytes.count
+            if bytes.count > Self.maxRecordBytes {
+                throw NotesError(.format, "\(path), line \(lineNumber + 1): the line is longer than \(Self.maxRecordBytes >> 20) MiB", line: lineNumber + 1)
+            }
+            if try !fill() {
+                let rest = available
+                guard !rest.isEmpty else { return nil }
+                consume(rest.count)
+                lineNumber += 1
+                return rest
+            }
+        }
+    }
+
+    /// The whole (small) file, at most ``maxRecordBytes``.
+    static func readAll(_ path: String) throws -> [UInt8] {
+        let file = try InputFile(path: path)
+        while try file.fill() {}
+        return Array(file.available)
+    }
+}
+
+// MARK: - Writing
+
+/// A file written through a buffer. Made with ``replacing(_:)`` it is written to a temporary file
+/// in the same folder and renamed over `path` by ``commit()``, so readers see the old file or the
+/// whole new one, never a part; an export that fails leaves nothing behind.
+final class OutputFile {
+    let path: String
+    /// Where the bytes go until ``commit()``; equal to `path` for a file made inside an
+    /// ``OutputFolder`` (whose folder is the temporary thing).
+    private let writingPath: String
+    private var fd: Int32
+    private var pending: [UInt8] = []
+    private var done = false
+    private let durable: Bool
+
+    private init(path: String, writingPath: String, fd: Int32, durable: Bool) {
+        self.path = path
+        self.writingPath = writingPath
+        self.fd = fd
+        self.durable = durable
+        pending.reserveCapacity(1 << 20)
+    }
+
+    /// A new file that replaces `path` on ``commit()``.
+    static func replacing(_ path: String) throws -> OutputFile {
+        if let kind = fileKind(path), kind.isDirectory {
+            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path")
+        }
+        let folder = parentFolder(path)
+        guard let kind = fileKind(folder), kind.isDirectory else { throw fileError("write", path, ENOENT) }
+        let temp = joinPath(folder, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        guard fd >= 0 else { throw fileError("write", path) }
+        return OutputFile(path: path, writingPath: temp, fd: fd, durable: true)
+    }
+
+    /// A new file `name` inside the folder open as `folderFD`; nil when that name is taken.
+    static func creating(_ name: String, in folderFD: Int32, folderPath: String) throws -> OutputFile? {
+        let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        if fd < 0 {
+            if errno == EEXIST { return nil }
+            throw fileError("write", joinPath(folderPath, name))
+        }
+        let path = joinPath(folderPath, name)
+        return OutputFile(path: path, writingPath: path, fd: fd, durable: false)
+    }
+
+    deinit { if !done { abandon() } }
+
+    func write(_ bytes: [UInt8]) throws {
+        pending.append(contentsOf: bytes)
+        if pending.count >= 1 << 20 { try flush() }
+    }
+
+    /// Writes the bytes a JSON writer collected and empties it, once it holds enough to be worth
+    /// a system call (or always, with `force`).
+    func drain(_ writer: inout JSONWriter, force: Bool = false) throws {
+        guard force || writer.bytes.count >= 1 << 18 else { return }
+        if pending.isEmpty {
+            try writeOut(writer.bytes)
+        } else {
+            try write(writer.bytes)
+        }
+        writer.bytes.removeAll(keepingCapacity: true)
+    }
+
+    func flush() throws {
+        try writeOut(pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func writeOut(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw fileError("write", path)
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// Writes what is buffered and puts the file in place.
+    func commit() throws {
+        do {
+            try flush()
+            if durable && fsync(fd) != 0 { throw fileError("write", path) }
+            let status = close(fd)
+            fd = -1
+            if status != 0 { throw fileError("write", path) }
+            if writingPath != path, rename(writingPath, path) != 0 { throw fileError("write", path) }
+            done = true
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// Closes and removes what was written.
+    func abandon() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        unlink(writingPath)
+        done = true
+    }
+}
+
+/// A folder of exported files that appears at `path` whole, or not at all: the files are written
+/// into a hidden temporary folder beside it, renamed into place by ``commit()``.
+///
+/// `path` must not exist yet or be an empty folder: an export never mixes its files with others,
+/// and never deletes anything.
+final class OutputFolder {
+    let path: String
+    let tempPath: String
+    let fd: Int32
+    private var done = false
+
+    init(_ path: String) throws {
+        if let kind = fileKind(path) {
+            guard kind.isDirectory else {
+                throw NotesError(.validation, "\(path) is a file; this format exports into a folder (a new or empty one)", field: "path")
+            }
+            guard Self.isEmptyFolder(path) else {
+                throw NotesError(.validation, "the folder \(path) is not empty; export into a new or empty folder", field: "path")
+            }
+        }
+        let parent = parentFolder(path)
+        guard let kind = fileKind(parent), kind.isDirectory else { throw fileError("write", path, ENOENT) }
+        self.path = path
+        tempPath = joinPath(parent, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
+        guard mkdir(tempPath, 0o777) == 0 else { throw fileError("write", path) }
+        fd = open(tempPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let error = fileError("write", path)
+            rmdir(tempPath)
+            throw error
+        }
+    }
+
+    deinit {
+        if !done { abandon() }
+        close(fd)
+    }
+
+    /// A new file named `name` (one path component), or nil when that name is taken.
+    func create(_ name: String) throws -> OutputFile? {
+        try OutputFile.creating(name, in: fd, folderPath: tempPath)
+    }
+
+    /// Moves the finished folder to `path`.
+    func commit() throws {
+        if rename(tempPath, path) != 0 {
+            let error = fileError("write", path)
+            abandon()
+            throw error
+        }
+        done = true
+    }
+
+    /// Removes the temporary folder and every file written into it.
+    func abandon() {
+        done = true
+        guard let dir = fdopendir(dup(fd)) else { return }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(dir)
+        for name in names { unlinkat(fd, name, 0) }
+        rmdir(tempPath)
+    }
+
+    static func isEmptyFolder(_ path: String) -> Bool {
+        guard let dir = opendir(path) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { return false }
+        }
+        return true
+    }
+}
+
+/// One entry of a folder being imported.
+struct FolderEntry {
+    /// The name, decoded as UTF-8 (with U+FFFD for bytes that are not, when `validName` is false).
+    var name: String
+    var isDirectory: Bool
+    var validName: Bool
+}
+
+/// The entries of a folder, sorted by the bytes of their names. Symbolic links and anything but
+/// regular files and folders are left out, and so are hidden names (starting with "."): an import
+/// never follows a link out of the folder it was given.
+func folderEntries(_ path: String) throws -> [FolderEntry] {
+    guard let dir = opendir(path) else { throw fileError("read", path) }
+    defer { closedir(dir) }
+    var out: [(name: [UInt8], isDirectory: Bool)] = []
+    let folderFD = dirfd(dir)
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        if name.isEmpty || name.first == 46 { continue }
+        var info = stat()
+        let found = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                var cName = Array(chars)
+                cName.append(0)
+                return fstatat(folderFD, cName, &info, AT_SYMLINK_NOFOLLOW) == 0
+            }
+        }
+        guard found else { continue }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR || type == S_IFREG { out.append((name, type == S_IFDIR)) }
+    }
+    out.sort { $0.name.lexicographicallyPrecedes($1.name) }
+    return out.map { entry in
+        let valid = String(validating: entry.name, as: UTF8.self)
+        return FolderEntry(name: valid ?? String(decoding: entry.name, as: UTF8.self), isDirectory: entry.isDirectory, validName: valid != nil)
+    }
+}

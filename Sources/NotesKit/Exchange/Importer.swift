@@ -1,0 +1,198 @@
+/// Where a record was read: the file (as the caller named it, or the file inside a folder) and
+/// its 1-based line.
+struct SourceLocation {
+    var file: String
+    var line: Int
+}
+
+/// One import run, shared by every format: it takes records as a format reads them, refuses
+/// duplicates within the file, derives missing uids, applies the conflict and error policies,
+/// counts what happened and reports progress. The formats only parse.
+final class Importer {
+    let writer: ImportWriter
+    let options: ImportOptions
+    private(set) var report = ImportReport()
+
+    /// The uids met in this file, one set per entity: 16 bytes a record, the only memory an import
+    /// keeps per record (1 000 000 records: about 32 MB).
+    private var seen = [Set<UInt128>](repeating: [], count: Entity.allCases.count)
+    /// How often each derived identity occurred so far, so identical uid-less records differ.
+    private var occurrences: [UInt128: Int] = [:]
+
+    private var total: Int64 = 0
+    private var done: Int64 = 0
+    private var sinceProgress = 0
+    /// Records between two progress calls.
+    static let progressEvery = 512
+
+    init(writer: ImportWriter, options: ImportOptions) {
+        self.writer = writer
+        self.options = options
+    }
+
+    // MARK: - Records
+
+    /// Imports one record read at `location`, or handles its error by the error policy.
+    func add(_ read: @autoclosure () throws -> ExchangeRecord, at location: SourceLocation) throws {
+        do {
+            let record = try read()
+            count(try put(record))
+        } catch let error as NotesError where error.kind == .format || error.kind == .validation {
+            // A format that knows the line better (a Markdown file's front matter) sets it.
+            var location = location
+            if let line = error.line { location.line = line }
+            try fail(error, at: location)
+        }
+        try tick()
+    }
+
+    /// Counts one record's outcome (also a conversation a transcript or CSV row brings along).
+    func count(_ outcome: ImportOutcome) {
+        switch outcome {
+        case .created: report.created += 1
+        case .updated: report.updated += 1
+        case .skipped: report.skipped += 1
+        }
+    }
+
+    private func put(_ record: ExchangeRecord) throws -> ImportOutcome {
+        let policy = options.onConflict
+        switch record {
+        case let .article(r):
+            let uid = try claim(.article, r.uid, identity: [r.title, r.content, r.createdAt?.iso8601 ?? ""])
+            let created = r.createdAt ?? writer.now
+            let article = Article(id: 0, uid: uid, title: r.title, content: r.content, createdAt: created,
+                                  updatedAt: r.updatedAt ?? created, revision: r.revision ?? 1)
+            return try writer.put(article: article, policy: policy)
+        case let .draft(r):
+            let uid = try claim(.draft, r.uid, identity: [r.articleUid ?? "", r.title, r.content, r.createdAt?.iso8601 ?? ""])
+            let created = r.createdAt ?? writer.now
+            let draft = Draft(id: 0, uid: uid, articleId: nil, baseRevision: r.articleUid == nil ? nil : r.baseRevision,
+                              title: r.title, content: r.content, createdAt: created, updatedAt: r.updatedAt ?? created)
+            return try writer.put(draft: draft, articleUid: r.articleUid, policy: policy)
+        case let .conversation(r):
+            let uid = try claim(.conversation, r.uid, identity: [r.title, r.createdAt?.iso8601 ?? ""])
+            let created = r.createdAt ?? writer.now
+            let conversation = Conversation(id: 0, uid: uid, title: r.title, createdAt: created,
+                                            lastActivityAt: max(r.lastActivityAt ?? created, created))
+            return try writer.put(conversation: conversation, policy: policy).0
+        case let .message(r):
+            let conversationId = try conversation(of: r)
+            var occurrence = 0
+            let uid = try claim(.message, r.uid, identity: [r.conversationUid ?? r.conversationTitle ?? "", r.content,
+                                                            r.fromMe ? "me" : "them", r.sentAt?.iso8601 ?? ""], occurrence: &occurrence)
+            if r.matchByContent, let sentAt = r.sentAt,
+               try writer.countSame(conversationId: conversationId, second: sentAt, fromMe: r.fromMe, content: r.content) > occurrence {
+                return .skipped
+            }
+            let message = Message(id: 0, uid: uid, conversationId: conversationId, content: r.content, fromMe: r.fromMe,
+                                  sentAt: r.sentAt ?? writer.now)
+            return try writer.put(message: message)
+        }
+    }
+
+    /// The id of a message's conversation: by uid, stored or imported earlier; a CSV row may bring
+    /// the conversation with it (uid and title, or a title alone), which is then created.
+    private func conversation(of r: MessageRecord) throws -> Int64 {
+        let uid = r.conversationUid ?? DerivedUID.make(["conversation", r.conversationTitle ?? ""])
+        if let id = try writer.conversationId(uid: uid) { return id }
+        guard let title = r.conversationTitle else {
+            throw formatError("conversation_uid", "conversation_uid \(uid) is neither in the store nor earlier in the file")
+        }
+        let created = r.sentAt ?? writer.now
+        let (outcome, id) = try writer.put(conversation: Conversation(id: 0, uid: uid, title: title, createdAt: created, lastActivityAt: created),
+                                           policy: .skip)
+        if outcome == .created { count(.created) }
+        return id
+    }
+
+    /// The record's uid (given, or derived from `identity`), refused when the file had it already.
+    /// `occurrence` tells how many identical uid-less records came before this one in the file.
+    func claim(_ entity: Entity, _ given: String?, identity: @autoclosure () -> [String]) throws -> String {
+        var occurrence = 0
+        return try claim(entity, given, identity: identity(), occurrence: &occurrence)
+    }
+
+    func claim(_ entity: Entity, _ given: String?, identity: @autoclosure () -> [String], occurrence: inout Int) throws -> String {
+        let uid: String
+        if let given {
+            uid = given
+        } else {
+            let base = DerivedUID.make([entity.name] + identity())
+            let key = UID.bits(base)
+            let n = occurrences[key, default: 0]
+            occurrences[key] = n + 1
+            occurrence = n
+            uid = n == 0 ? base : DerivedUID.make([base, String(n)])
+        }
+        guard seen[entity.rawValue].insert(UID.bits(uid)).inserted else {
+            throw formatError("uid", "the file has two \(entity.name)s with uid \(uid)")
+        }
+        return uid
+    }
+
+    // MARK: - Errors
+
+    /// A record-level error: with `onError = .raise` it stops the import (which then writes
+    /// nothing); with `.skip` it is listed in the report and the import goes on.
+    func fail(_ error: NotesError, at location: SourceLocation) throws {
+        let located = Importer.locate(error, at: location)
+        guard options.onError == .skip else { throw located }
+        guard report.errors.count < Self.maxErrors else {
+            throw NotesError(.format, "\(location.file): more than \(Self.maxErrors) malformed records; is it the right file and format? Nothing was written (the last: \(located.message))",
+                             field: error.field, line: location.line, file: location.file)
+        }
+        report.errors.append(located)
+    }
+
+    /// With `onError = .skip`, an import stops (writing nothing) past this many malformed records:
+    /// the report holds every error, and a file that is all errors is not worth holding them for.
+    static let maxErrors = 100_000
+
+    /// `error` as a `.format` error naming the file and line in its message and fields.
+    static func locate(_ error: NotesError, at location: SourceLocation) -> NotesError {
+        var located = error
+        located.kind = .format
+        located.file = location.file
+        located.line = location.line
+        var prefix = "\(location.file), line \(location.line)"
+        if let field = error.field { prefix += ", field \(field)" }
+        located.message = prefix + ": " + error.message
+        return located
+    }
+
+    // MARK: - Progress
+
+    /// Starts counting progress towards `total` (bytes, or files) and reports (0, total).
+    func begin(total: Int64) throws {
+        self.total = max(total, 0)
+        try callProgress(0)
+    }
+
+    /// Moves progress to `done` (reported every ``progressEvery`` records).
+    func advance(to done: Int64) {
+        self.done = min(done, total)
+    }
+
+    private func tick() throws {
+        sinceProgress += 1
+        if sinceProgress >= Self.progressEvery {
+            sinceProgress = 0
+            try callProgress(done)
+        }
+    }
+
+    private func callProgress(_ value: Int64) throws {
+        guard let progress = options.progress else { return }
+        if !progress(value, total) {
+            throw NotesError(.cancelled, "the import was cancelled by its progress callback; nothing was written")
+        }
+    }
+
+    /// Finishes the writes (conversations' last activity) and reports the end (total, total); a
+    /// cancel here still rolls everything back.
+    func finish() throws {
+        try writer.finish()
+        try callProgress(total)
+    }
+}

@@ -1,0 +1,456 @@
+// The records every exchange format carries, the field rules they share, and the uids derived
+// for records that come without one.
+
+/// An article as a file gives it. Missing times default to the time of the import, a missing
+/// `updatedAt` to `createdAt`, a missing revision to 1, a missing uid to one derived from the record.
+struct ArticleRecord {
+    var uid: String?
+    var title: String
+    var content: String
+    var createdAt: Timestamp?
+    var updatedAt: Timestamp?
+    var revision: Int64?
+}
+
+/// A draft as a file gives it: `articleUid` names the article it edits (nil for a new article's).
+struct DraftRecord {
+    var uid: String?
+    var articleUid: String?
+    var baseRevision: Int64?
+    var title: String
+    var content: String
+    var createdAt: Timestamp?
+    var updatedAt: Timestamp?
+}
+
+/// A conversation as a file gives it. `lastActivityAt` defaults to `createdAt`; the messages
+/// imported into it move it forward as sending them would.
+struct ConversationRecord {
+    var uid: String?
+    var title: String
+    var createdAt: Timestamp?
+    var lastActivityAt: Timestamp?
+}
+
+/// A message as a file gives it: its conversation by uid (JSON, JSON Lines, CSV), or by title
+/// only (a CSV without conversation uids: the conversation's uid is derived from its title).
+struct MessageRecord {
+    var uid: String?
+    var conversationUid: String?
+    var conversationTitle: String?
+    var content: String
+    var fromMe: Bool
+    var sentAt: Timestamp?
+    /// A transcript's message, which has no uid: it is taken as already stored when its
+    /// conversation has as many messages of the same second, sender and text as it has come up so
+    /// far in the file.
+    var matchByContent = false
+}
+
+/// A record read from an import file.
+enum ExchangeRecord {
+    case article(ArticleRecord)
+    case draft(DraftRecord)
+    case conversation(ConversationRecord)
+    case message(MessageRecord)
+}
+
+/// The kinds of record, each with its own uid space.
+enum Entity: Int, CaseIterable {
+    case article, draft, conversation, message
+
+    /// The entity's name in the formats (JSON Lines `type`, NotesKit JSON section in the singular).
+    var name: String {
+        switch self {
+        case .article: "article"
+        case .draft: "draft"
+        case .conversation: "conversation"
+        case .message: "message"
+        }
+    }
+}
+
+/// A format error at no particular place yet (the importer adds the file and line).
+func formatError(_ field: String?, _ message: String) -> NotesError {
+    NotesError(.format, message, field: field)
+}
+
+// MARK: - Field rules
+
+/// The field values every format parses the same way, refusing what the model refuses: each
+/// failure is a `.format` error naming the field.
+enum Fields {
+    static func uid(_ text: String, field: String = "uid") throws -> String {
+        // Most uids arrive already canonical: check them in place, without copying.
+        if isCanonicalUID(text) { return text }
+        do {
+            return try UID.normalized(text, field: field)
+        } catch let error as NotesError {
+            throw formatError(field, error.message)
+        }
+    }
+
+    /// True for a lower-case, hyphenated UUID (what ``UID/normalized(_:field:)`` returns).
+    static func isCanonicalUID(_ text: String) -> Bool {
+        var i = 0
+        for c in text.utf8 {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == 45 else { return false }
+            } else {
+                guard (48...57).contains(c) || (97...102).contains(c) else { return false }
+            }
+            i += 1
+        }
+        return i == 36
+    }
+
+    static func timestamp(_ text: String, field: String) throws -> Timestamp {
+        guard let t = Timestamp(iso8601: text) else {
+            throw formatError(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"")
+        }
+        return t
+    }
+
+    static func revision(_ value: Int64, field: String = "revision") throws -> Int64 {
+        guard value >= 1 else { throw formatError(field, "\(field) must be a whole number ≥ 1, got \(value)") }
+        return value
+    }
+
+    /// A whole number written as text (CSV, front matter).
+    static func integer(_ text: String, field: String) throws -> Int64 {
+        guard let v = Int64(text) else { throw formatError(field, "\(field) must be a whole number, got \"\(text.prefix(40))\"") }
+        return v
+    }
+
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`, any case) written as text.
+    static func bool(_ text: String, field: String) throws -> Bool {
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw formatError(field, "\(field) must be true or false, got \"\(text.prefix(40))\"")
+        }
+    }
+
+    /// Runs a model rule, turning its `.validation` error into a `.format` one.
+    static func check(_ rule: () throws -> Void) throws {
+        do {
+            try rule()
+        } catch let error as NotesError where error.kind == .validation {
+            throw formatError(error.field, error.message)
+        }
+    }
+
+    static func article(_ r: ArticleRecord) throws -> ArticleRecord {
+        try check { try Article.validate(title: r.title, content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        if let revision = r.revision { _ = try self.revision(revision) }
+        return r
+    }
+
+    static func conversation(_ r: ConversationRecord) throws -> ConversationRecord {
+        try check { try Conversation.validate(title: r.title) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        return r
+    }
+
+    static func message(_ r: MessageRecord) throws -> MessageRecord {
+        try check { try Message.validate(content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        r.conversationUid = try r.conversationUid.map { try uid($0, field: "conversation_uid") }
+        if let title = r.conversationTitle {
+            do {
+                try Conversation.validate(title: title)
+            } catch let error as NotesError {
+                throw formatError("conversation_title", error.message.replacingTitle())
+            }
+        }
+        guard r.conversationUid != nil || r.conversationTitle != nil else {
+            throw formatError("conversation_uid", "conversation_uid is missing")
+        }
+        return r
+    }
+
+    static func draft(_ r: DraftRecord) throws -> DraftRecord {
+        try check { try ArticleStore.checkDraftText(title: r.title, content: r.content) }
+        var r = r
+        r.uid = try r.uid.map { try uid($0) }
+        r.articleUid = try r.articleUid.map { try uid($0, field: "article_uid") }
+        if let base = r.baseRevision { _ = try revision(base, field: "base_revision") }
+        return r
+    }
+}
+
+// MARK: - Reading JSON records
+
+/// The members of one JSON record, read with errors that name the field.
+struct JSONRecord {
+    let members: [(String, JSONValue)]
+
+    init(_ value: JSONValue, what: String = "record") throws {
+        guard case let .object(members) = value else {
+            throw formatError(nil, "a \(what) must be a JSON object, got \(value.typeName)")
+        }
+        self.members = members
+    }
+
+    func value(_ field: String) -> JSONValue? {
+        members.first { $0.0 == field }?.1
+    }
+
+    /// Refuses a field not in `allowed` and a field given twice.
+    func only(_ allowed: [String]) throws {
+        for (index, member) in members.enumerated() {
+            guard allowed.contains(member.0) else {
+                throw formatError(member.0, "unknown field \"\(member.0.prefix(60))\" (expected \(allowed.joined(separator: ", ")))")
+            }
+            if members[..<index].contains(where: { $0.0 == member.0 }) {
+                throw formatError(member.0, "field \"\(member.0)\" is given twice")
+            }
+        }
+    }
+
+    func string(_ field: String) throws -> String {
+        guard let v = try optionalString(field) else { throw formatError(field, "\(field) is missing") }
+        return v
+    }
+
+    func optionalString(_ field: String) throws -> String? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw formatError(field, "\(field) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func optionalTimestamp(_ field: String) throws -> Timestamp? {
+        try optionalString(field).map { try Fields.timestamp($0, field: field) }
+    }
+
+    func optionalInt(_ field: String) throws -> Int64? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .int(v)?: return v
+        case let other?: throw formatError(field, "\(field) must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ field: String) throws -> Bool {
+        switch value(field) {
+        case nil, .null?: throw formatError(field, "\(field) is missing")
+        case let .bool(b)?: return b
+        case let other?: throw formatError(field, "\(field) must be true or false, got \(other.typeName)")
+        }
+    }
+
+    static let articleFields = ["uid", "title", "content", "created_at", "updated_at", "revision"]
+    static let draftFields = ["uid", "article_uid", "base_revision", "title", "content", "created_at", "updated_at"]
+    static let conversationFields = ["uid", "title", "created_at", "last_activity_at"]
+    static let messageFields = ["uid", "conversation_uid", "content", "from_me", "sent_at"]
+
+    /// The record as `entity`; `extra` names fields the container allows besides (JSON Lines' `type`).
+    func record(_ entity: Entity, extra: [String] = []) throws -> ExchangeRecord {
+        switch entity {
+        case .article:
+            let f = try Slots(members, fields: Self.articleFields, extra: extra)
+            return .article(try Fields.article(ArticleRecord(
+                uid: try f.optionalString(0), title: try f.string(1), content: try f.string(2),
+                createdAt: try f.optionalTimestamp(3), updatedAt: try f.optionalTimestamp(4), revision: try f.optionalInt(5))))
+        case .draft:
+            let f = try Slots(members, fields: Self.draftFields, extra: extra)
+            return .draft(try Fields.draft(DraftRecord(
+                uid: try f.optionalString(0), articleUid: try f.optionalString(1), baseRevision: try f.optionalInt(2),
+                title: try f.string(3), content: try f.string(4),
+                createdAt: try f.optionalTimestamp(5), updatedAt: try f.optionalTimestamp(6))))
+        case .conversation:
+            let f = try Slots(members, fields: Self.conversationFields, extra: extra)
+            return .conversation(try Fields.conversation(ConversationRecord(
+                uid: try f.optionalString(0), title: try f.string(1), createdAt: try f.optionalTimestamp(2),
+                lastActivityAt: try f.optionalTimestamp(3))))
+        case .message:
+            let f = try Slots(members, fields: Self.messageFields, extra: extra)
+            return .message(try Fields.message(MessageRecord(
+                uid: try f.optionalString(0), conversationUid: try f.string(1), conversationTitle: nil,
+                content: try f.string(2), fromMe: try f.bool(3), sentAt: try f.optionalTimestamp(4))))
+        }
+    }
+}
+
+/// The members of a record sorted into the slots of its known fields in one pass: an unknown
+/// field or a field given twice is refused. At most 16 fields.
+struct Slots {
+    let fields: [String]
+    private var values: [JSONValue?]
+
+    init(_ members: [(String, JSONValue)], fields: [String], extra: [String]) throws {
+        self.fields = fields
+        values = [JSONValue?](repeating: nil, count: fields.count)
+        var given: UInt32 = 0
+        for (key, value) in members {
+            guard let slot = fields.firstIndex(of: key) else {
+                if extra.contains(key) { continue }
+                throw formatError(key, "unknown field \"\(key.prefix(60))\" (expected \((extra + fields).joined(separator: ", ")))")
+            }
+            guard given & (1 << slot) == 0 else { throw formatError(key, "field \"\(key)\" is given twice") }
+            given |= 1 << slot
+            values[slot] = value
+        }
+    }
+
+    func string(_ slot: Int) throws -> String {
+        guard let v = try optionalString(slot) else { throw formatError(fields[slot], "\(fields[slot]) is missing") }
+        return v
+    }
+
+    func optionalString(_ slot: Int) throws -> String? {
+        switch values[slot] {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func optionalTimestamp(_ slot: Int) throws -> Timestamp? {
+        try optionalString(slot).map { try Fields.timestamp($0, field: fields[slot]) }
+    }
+
+    func optionalInt(_ slot: Int) throws -> Int64? {
+        switch values[slot] {
+        case nil, .null?: return nil
+        case let .int(v)?: return v
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ slot: Int) throws -> Bool {
+        switch values[slot] {
+        case nil, .null?: throw formatError(fields[slot], "\(fields[slot]) is missing")
+        case let .bool(b)?: return b
+        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be true or false, got \(other.typeName)")
+        }
+    }
+}
+
+// MARK: - Writing JSON records
+
+extension JSONWriter {
+    /// An article as the exchange formats write it: every field but the store-local id.
+    mutating func exchangeArticle(_ a: Article, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"article\","); }
+        key("uid"); string(a.uid)
+        raw(","); key("title"); string(a.title)
+        raw(","); key("content"); string(a.content)
+        raw(","); key("created_at"); timestamp(a.createdAt)
+        raw(","); key("updated_at"); timestamp(a.updatedAt)
+        raw(","); key("revision"); int(a.revision)
+        raw("}")
+    }
+
+    /// A draft as the exchange formats write it: the article it edits by uid, not by id.
+    mutating func exchangeDraft(_ d: Draft, articleUid: String?, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"draft\","); }
+        key("uid"); string(d.uid)
+        raw(","); key("article_uid"); if let articleUid { string(articleUid) } else { null() }
+        raw(","); key("base_revision"); if let b = d.baseRevision, articleUid != nil { int(b) } else { null() }
+        raw(","); key("title"); string(d.title)
+        raw(","); key("content"); string(d.content)
+        raw(","); key("created_at"); timestamp(d.createdAt)
+        raw(","); key("updated_at"); timestamp(d.updatedAt)
+        raw("}")
+    }
+}
+
+extension JSONWriter {
+    mutating func exchangeConversation(_ c: Conversation, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"conversation\","); }
+        key("uid"); string(c.uid)
+        raw(","); key("title"); string(c.title)
+        raw(","); key("created_at"); timestamp(c.createdAt)
+        raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
+        raw("}")
+    }
+
+    /// A message as the exchange formats write it: its conversation by uid, not by id.
+    mutating func exchangeMessage(_ m: Message, conversationUid: String, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\"message\","); }
+        key("uid"); string(m.uid)
+        raw(","); key("conversation_uid"); string(conversationUid)
+        raw(","); key("content"); string(m.content)
+        raw(","); key("from_me"); bool(m.fromMe)
+        raw(","); key("sent_at"); timestamp(m.sentAt)
+        raw("}")
+    }
+}
+
+private extension String {
+    /// A title rule's message, about the conversation's title.
+    func replacingTitle() -> String {
+        hasPrefix("title ") ? "conversation_title " + dropFirst(6) : self
+    }
+}
+
+// MARK: - Derived uids
+
+/// Uids for records that come without one (a hand-made CSV, a Markdown file from another app, a
+/// chat transcript): a stable 128-bit hash of what identifies the record, written as a UUID
+/// (version 8, "custom"). The same record in the same file gets the same uid every time, so a
+/// second import finds it. Not cryptographic.
+enum DerivedUID {
+    static func make(_ parts: [String]) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x6c62_272e_07bb_0142
+        for part in parts {
+            for byte in part.utf8 {
+                a = (a ^ UInt64(byte)) &* 0x100_0000_01b3
+                b = (b ^ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
+                b = (b << 31) | (b >> 33)
+            }
+            // A separator no UTF-8 text contains, so ["ab", "c"] and ["a", "bc"] differ.
+            a = (a ^ 0xff) &* 0x100_0000_01b3
+            b = ((b ^ 0xff) &* 0x9e37_79b9_7f4a_7c15)
+        }
+        let hi = mix(a ^ (b >> 17)), lo = mix(b &+ (a << 13))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: hi >> (56 - 8 * UInt64(i)))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: lo >> (56 - 8 * UInt64(i)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (i, byte) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(45) }
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// splitmix64's finalizer.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+extension UID {
+    /// The 128 bits of a normalized (lower-case, hyphenated) UUID, for compact sets of uids.
+    static func bits(_ uid: String) -> UInt128 {
+        var value: UInt128 = 0
+        for c in uid.utf8 where c != 45 {
+            let digit: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c &- 48
+            value = value << 4 | UInt128(digit & 15)
+        }
+        return value
+    }
+}

@@ -1,0 +1,146 @@
+/// Chat transcripts: one conversation as `[YYYY-MM-DD HH:MM:SS] Me: text` / `Them: text` lines,
+/// times in UTC to the second, multi-line messages continued on the following lines (see
+/// ``TranscriptLines``).
+///
+/// Export writes one conversation (`ExportOptions.conversation`, or the store's only one), oldest
+/// message first. Import reads the same shape, one message in memory at a time, into the
+/// conversation `ImportOptions.conversation` names, or else the one titled `ImportOptions.title`
+/// (default: the file's name without extension), found or created. A transcript has no uids: a
+/// message counts as already stored when its conversation holds one of the same second, sender and
+/// text (as many as the file has come up with so far), so importing a transcript twice, or into
+/// the store it came from, adds nothing. Lines before the first message must be blank. A file
+/// whose first line ends with CRLF is read as CRLF throughout.
+enum Transcript {
+    // MARK: - Export
+
+    static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
+        let file = try OutputFile.replacing(path)
+        var report = ExportReport()
+        try store.exportSnapshot { reader in
+            let conversation: Conversation
+            if let id = options.conversation {
+                conversation = try reader.conversation(id)
+            } else {
+                let (only, count) = try reader.onlyConversation()
+                guard let only else {
+                    throw NotesError(.validation, count == 0 ? "the store has no conversation to write as a transcript"
+                                     : "the store has \(count) conversations: pass conversation=<id> to choose one", field: "conversation")
+                }
+                conversation = only
+            }
+            var w = JSONWriter(capacity: 1 << 19)
+            try reader.forEachMessage(inConversation: conversation.id) { m in
+                TranscriptLines.write(sentAt: m.sentAt, fromMe: m.fromMe, content: m.content, into: &w.bytes)
+                report.messages += 1
+                try file.drain(&w)
+            }
+            try file.drain(&w, force: true)
+            report.conversations = 1
+        }
+        try file.commit()
+        report.files = 1
+        return report
+    }
+
+    // MARK: - Import
+
+    /// A message being read: its first line and what follows.
+    private struct Pending {
+        var header: TranscriptLines.Header
+        var content: String
+        var line: Int
+        var tooLong = false
+    }
+
+    static func read(_ path: String, into importer: Importer) throws {
+        let file = try InputFile(path: path)
+        try importer.begin(total: file.size)
+        var target = try Target(path: path, importer: importer)
+        var crlf: Bool?
+        var pending: Pending?
+
+        func flush() throws {
+            guard let message = pending else { return }
+            pending = nil
+            let location = SourceLocation(file: path, line: message.line)
+            if message.tooLong {
+                try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+                return
+            }
+            let uid = try target.uid(firstSentAt: message.header.sentAt)
+            try importer.add(.message(try Fields.message(MessageRecord(
+                uid: nil, conversationUid: uid, conversationTitle: nil, content: message.content,
+                fromMe: message.header.fromMe, sentAt: message.header.sentAt, matchByContent: true))), at: location)
+        }
+
+        while let raw = try file.nextLine() {
+            let number = file.lineNumber
+            guard let text = String.validatingUTF8(raw) else {
+                // The message this line belongs to is lost with it.
+                pending = nil
+                try importer.fail(formatError(nil, "the line is not valid UTF-8"), at: SourceLocation(file: path, line: number))
+                continue
+            }
+            if crlf == nil { crlf = text.utf8.last == 13 }
+            var line = Substring(text)
+            if crlf == true, line.utf8.last == 13 { line = Substring(line.utf8.dropLast()) }
+            if let header = TranscriptLines.header(line) {
+                try flush()
+                pending = Pending(header: header, content: String(header.text), line: number)
+            } else if var message = pending {
+                pending = nil  // one owner of the text while it grows
+                if message.content.utf8.count > 4 * TextRules.maxContentLength {
+                    message.tooLong = true
+                } else {
+                    message.content += "\n"
+                    message.content += TranscriptLines.unescape(line)
+                }
+                pending = message
+            } else if !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                try importer.fail(formatError(nil, "expected a message line like [2026-11-29 15:28:06] Me: text (or Them: text)"),
+                                  at: SourceLocation(file: path, line: number))
+            }
+            importer.advance(to: file.consumed)
+        }
+        try flush()
+    }
+
+    /// The conversation a transcript goes into, found (or created) when the first message needs it.
+    private struct Target {
+        let importer: Importer
+        let title: String
+        var resolved: String?
+
+        init(path: String, importer: Importer) throws {
+            self.importer = importer
+            if let id = importer.options.conversation {
+                resolved = try importer.writer.conversation(id).uid
+                title = ""
+                return
+            }
+            if let given = importer.options.title {
+                try Conversation.validate(title: given)
+                title = given
+            } else {
+                var stem = baseName(path)
+                if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+                title = TextRules.isBlank(stem) ? "transcript" : String(stem.prefix(TextRules.maxTitleLength))
+            }
+        }
+
+        /// The conversation's uid; a new conversation starts at the transcript's first message.
+        mutating func uid(firstSentAt: Timestamp) throws -> String {
+            if let resolved { return resolved }
+            if let found = try importer.writer.conversation(titled: title) {
+                resolved = found.uid
+                return found.uid
+            }
+            let uid = DerivedUID.make(["transcript", title])
+            let (outcome, _) = try importer.writer.put(
+                conversation: Conversation(id: 0, uid: uid, title: title, createdAt: firstSentAt, lastActivityAt: firstSentAt), policy: .skip)
+            if outcome == .created { importer.count(.created) }
+            resolved = uid
+            return uid
+        }
+    }
+}

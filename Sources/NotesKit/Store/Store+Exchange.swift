@@ -1,0 +1,275 @@
+/// The store's side of import and export: every row in a stable order for an export, and writes
+/// that keep the uid, times and revision an import file gives. The formats (NotesKit/Exchange)
+/// speak to the store only through these two types; no SQL lives there.
+
+/// What an import does with a record whose uid the store already has. Messages are immutable: a
+/// stored message is kept whatever the policy.
+public enum ConflictPolicy: String, Sendable, CaseIterable {
+    /// Keep the stored record.
+    case skip
+    /// Overwrite the stored record with the file's.
+    case replace
+    /// Overwrite the stored record only when the file's `updated_at` is later (records without an
+    /// update time, conversations, are kept as stored).
+    case newer
+}
+
+/// What happened to one imported record.
+public enum ImportOutcome: Sendable, Equatable {
+    case created, updated, skipped
+}
+
+/// Reads every row for an export, inside one read transaction: the export is a consistent
+/// snapshot even while other connections write. Rows come oldest first (by id), one at a time.
+final class ExportReader {
+    let db: Connection
+
+    init(_ db: Connection) { self.db = db }
+
+    /// How many rows `table` holds ("articles", "drafts", ...). O(n).
+    func count(_ table: String) throws -> Int {
+        Int(try Store.scalar(db, "SELECT count(*) FROM \(table)"))
+    }
+
+    /// Every article, by id. O(n), one row in memory at a time.
+    func forEachArticle(_ body: (Article) throws -> Void) throws {
+        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles ORDER BY id")
+        defer { stmt.reset() }
+        while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
+    }
+
+    /// Every draft, by id, with the uid of the article it edits (nil for a new article's draft, or
+    /// when that article was deleted since). O(n).
+    func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
+        let stmt = try db.prepare("""
+            SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
+            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id ORDER BY d.id
+            """)
+        defer { stmt.reset() }
+        while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalText(8)) }
+    }
+}
+
+extension ExportReader {
+    /// Every conversation, by id. O(n).
+    func forEachConversation(_ body: (Conversation) throws -> Void) throws {
+        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations ORDER BY id")
+        defer { stmt.reset() }
+        while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
+    }
+
+    /// Every message, by id, with its conversation's uid and title. O(n).
+    func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
+        let stmt = try db.prepare("""
+            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, c.uid, c.title
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
+            """)
+        defer { stmt.reset() }
+        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.text(6), stmt.text(7)) }
+    }
+
+    /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
+    func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
+        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+        stmt.bind(1, id)
+        defer { stmt.reset() }
+        while try stmt.step() { try body(MessageStore.message(from: stmt)) }
+    }
+
+    /// The conversation with `id`, or `.notFound`.
+    func conversation(_ id: Int64) throws -> Conversation {
+        try ConversationStore.require(db, id)
+    }
+
+    /// The only conversation of the store; nil when there are none or several (with their number).
+    func onlyConversation() throws -> (Conversation?, count: Int) {
+        let count = try self.count("conversations")
+        guard count == 1 else { return (nil, count) }
+        var only: Conversation?
+        try forEachConversation { only = $0 }
+        return (only, 1)
+    }
+}
+
+/// Writes imported records inside the import's one transaction, through the same row helpers as
+/// every other write (so the change feed sees each one).
+final class ImportWriter {
+    let tx: WriteContext
+
+    init(_ tx: WriteContext) { self.tx = tx }
+
+    /// The time of the import, for records without one.
+    var now: Timestamp { tx.now }
+
+    /// Creates `article` (uid, times and revision as given) or applies `policy` to the stored one.
+    /// Storing what is already there changes nothing and counts as skipped.
+    ///
+    /// A revision never moves back: a revision number names one text of an article (a draft's
+    /// base revision and cached row heights rely on it). A replaced article takes the file's
+    /// revision when it is higher than the stored one, else the stored one plus one. O(log n).
+    func put(article: Article, policy: ConflictPolicy) throws -> ImportOutcome {
+        if try ArticleStore.insert(tx, article) != nil { return .created }
+        guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
+            throw NotesError(.internalError, "article \(article.uid) is neither new nor stored")
+        }
+        var incoming = article
+        incoming.id = stored.id
+        let same = incoming.title == stored.title && incoming.content == stored.content
+            && incoming.createdAt == stored.createdAt && incoming.updatedAt == stored.updatedAt
+        if same && incoming.revision <= stored.revision { return .skipped }
+        guard Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        incoming.revision = max(incoming.revision, stored.revision + 1)
+        try ArticleStore.overwrite(tx, incoming, was: stored)
+        return .updated
+    }
+
+    /// Creates `draft` or applies `policy` to the stored one. `articleUid` names the article the
+    /// draft edits: it must be in the store (imported earlier in the same file counts); nil for a
+    /// new article's draft. O(log n).
+    func put(draft: Draft, articleUid: String?, policy: ConflictPolicy) throws -> ImportOutcome {
+        var incoming = draft
+        if let articleUid {
+            guard let article = try ArticleStore.fetch(tx.connection, uid: articleUid) else {
+                throw NotesError(.validation, "article_uid \(articleUid) is neither in the store nor earlier in the file", field: "article_uid")
+            }
+            incoming.articleId = article.id
+        } else {
+            incoming.articleId = nil
+        }
+        if try ArticleStore.insertDraft(tx, incoming) != nil { return .created }
+        guard let stored = try ArticleStore.fetchDraft(tx.connection, uid: draft.uid) else {
+            throw NotesError(.internalError, "draft \(draft.uid) is neither new nor stored")
+        }
+        incoming.id = stored.id
+        guard incoming != stored, Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        try ArticleStore.overwriteDraft(tx, incoming)
+        return .updated
+    }
+
+    // MARK: - Chat
+
+    /// Conversation ids by uid, for the messages that follow their conversation (bounded).
+    private var conversationIds: [String: Int64] = [:]
+    /// The newest `sentAt` imported into each conversation: its last activity moves once, at the end.
+    private var newestMessage: [Int64: Int64] = [:]
+
+    /// Creates `conversation` (uid, title and times as given) or applies `policy` to the stored
+    /// one, whose last activity never moves back. Returns the outcome and the conversation's id.
+    /// Conversations have no update time: `newer` keeps the stored one. O(log n).
+    func put(conversation: Conversation, policy: ConflictPolicy) throws -> (ImportOutcome, Int64) {
+        if let id = try ConversationStore.insert(tx, conversation) {
+            remember(conversation.uid, id)
+            return (.created, id)
+        }
+        guard let stored = try ConversationStore.fetch(tx.connection, uid: conversation.uid) else {
+            throw NotesError(.internalError, "conversation \(conversation.uid) is neither new nor stored")
+        }
+        remember(stored.uid, stored.id)
+        var incoming = conversation
+        incoming.id = stored.id
+        incoming.lastActivityAt = max(incoming.lastActivityAt, stored.lastActivityAt)
+        guard incoming != stored, Self.replaces(policy, nil, nil) else { return (.skipped, stored.id) }
+        try ConversationStore.overwrite(tx, incoming)
+        return (.updated, stored.id)
+    }
+
+    /// The id of the conversation with `uid` (stored, or imported earlier), or nil.
+    func conversationId(uid: String) throws -> Int64? {
+        if let id = conversationIds[uid] { return id }
+        guard let stored = try ConversationStore.fetch(tx.connection, uid: uid) else { return nil }
+        remember(uid, stored.id)
+        return stored.id
+    }
+
+    /// The oldest stored conversation titled `title`, or nil.
+    func conversation(titled title: String) throws -> Conversation? {
+        try ConversationStore.fetch(tx.connection, title: title)
+    }
+
+    /// The stored conversation with `id`, or `.notFound`.
+    func conversation(_ id: Int64) throws -> Conversation {
+        try ConversationStore.require(tx.connection, id)
+    }
+
+    private func remember(_ uid: String, _ id: Int64) {
+        if conversationIds.count >= 4_096 { conversationIds.removeAll(keepingCapacity: true) }
+        conversationIds[uid] = id
+    }
+
+    /// Creates `message` (its `conversationId` set), or keeps the stored message with its uid
+    /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
+    /// O(log n).
+    func put(message: Message) throws -> ImportOutcome {
+        guard try MessageStore.insert(tx, message) != nil else { return .skipped }
+        newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+        return .created
+    }
+
+    /// How many stored messages of a conversation match a transcript line (same second, sender
+    /// and text).
+    func countSame(conversationId: Int64, second: Timestamp, fromMe: Bool, content: String) throws -> Int {
+        try MessageStore.countSame(tx.connection, conversationId: conversationId, from: second.milliseconds,
+                                   to: second.milliseconds + 1_000, fromMe: fromMe, content: content)
+    }
+
+    /// Moves each conversation that got messages to its newest one, unless its last activity is
+    /// later already (as a send would).
+    func finish() throws {
+        for (id, newest) in newestMessage.sorted(by: { $0.key < $1.key }) {
+            let stored = try ConversationStore.require(tx.connection, id)
+            if newest >= stored.lastActivityAt.milliseconds {
+                try ConversationStore.touch(tx, id, at: Timestamp(milliseconds: newest))
+            }
+        }
+        newestMessage.removeAll()
+    }
+
+    static func replaces(_ policy: ConflictPolicy, _ incoming: Timestamp?, _ stored: Timestamp?) -> Bool {
+        switch policy {
+        case .skip: return false
+        case .replace: return true
+        case .newer:
+            guard let incoming, let stored else { return false }
+            return incoming > stored
+        }
+    }
+}
+
+extension Store {
+    /// Runs `body` with a reader over one consistent snapshot of the store (one read transaction,
+    /// under the store's lock for its whole length).
+    func exportSnapshot<T>(_ body: (ExportReader) throws -> T) throws -> T {
+        try read { db in
+            try db.execute("BEGIN")
+            do {
+                let result = try body(ExportReader(db))
+                db.finishStatements()
+                try db.execute("COMMIT")
+                return result
+            } catch {
+                db.finishStatements()
+                _ = try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits
+    /// together, or (on any error thrown, a cancel included) nothing does.
+    ///
+    /// The page cache grows to ``importCacheKiB`` for the import (and shrinks back after it): a
+    /// transaction larger than the cache spills pages to the WAL and reads them back, and the
+    /// uid index, written in random order, would be spilled and re-read over and over.
+    func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
+        try write { tx in
+            let previous = try Store.scalar(tx.connection, "PRAGMA cache_size")
+            try tx.connection.execute("PRAGMA cache_size = -\(Store.importCacheKiB)")
+            defer { _ = try? tx.connection.execute("PRAGMA cache_size = \(previous)") }
+            return try body(ImportWriter(tx))
+        }
+    }
+
+    /// The page cache of an import, in KiB: bounded, so a 1 000 000-record import stays well
+    /// under 200 MB.
+    static let importCacheKiB = 65_536
+}

@@ -1,0 +1,120 @@
+"""Import and export: NotesKit JSON, JSON Lines, CSV, Markdown folders and chat transcripts.
+
+All parsing and writing happens in the library; this module marshals the arguments and the reports.
+
+>>> import noteskit as nk, tempfile, os
+>>> folder = tempfile.mkdtemp()
+>>> with nk.Store.memory() as store:
+...     _ = store.articles.create(title="2026-11-29", content="今天天气真好")
+...     store.export(os.path.join(folder, "backup.json")).articles
+1
+>>> with nk.Store.memory() as store:
+...     store.import_(os.path.join(folder, "backup.json"))
+ImportReport(created=1, updated=0, skipped=0, errors=())
+"""
+from __future__ import annotations
+
+import json
+import os
+from ctypes import byref, c_void_p
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+
+from . import _ffi
+from .errors import FormatError, InvalidArgumentError, error_from
+
+if TYPE_CHECKING:
+    from .store import Store
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: The formats ``format=`` takes.
+FORMATS = ("json", "jsonl", "csv", "markdown", "transcript")
+#: What ``on_conflict=`` takes: what a record whose uid the store already has does.
+CONFLICT_POLICIES = ("skip", "replace", "newer")
+#: What ``on_error=`` takes: whether a malformed record stops the import or is listed and left out.
+ERROR_POLICIES = ("raise", "skip")
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did.
+
+    ``created``, ``updated`` (``on_conflict="replace"`` or ``"newer"``) and ``skipped`` (the uid
+    was there already and the policy, or identical content, kept the stored record) count records;
+    ``errors`` holds the malformed records left out with ``on_error="skip"``, each a
+    :class:`FormatError` with ``file``, ``line`` and ``field``.
+    """
+
+    created: int
+    updated: int
+    skipped: int
+    errors: Tuple[FormatError, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote: records of each kind, and the number of files."""
+
+    articles: int
+    drafts: int
+    conversations: int
+    messages: int
+    files: int
+
+
+def _path(path: Any) -> bytes:
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise InvalidArgumentError(f"path must be a str or os.PathLike, got {type(path).__name__}", field="path") from None
+    if isinstance(text, bytes):
+        raise InvalidArgumentError("path must be a str, not bytes", field="path")
+    return _ffi.text(text, "path")
+
+
+def _options(options: Dict[str, Any]) -> Optional[bytes]:
+    given = {k: getattr(v, "id", v) for k, v in options.items() if v is not None}
+    if not given:
+        return None
+    try:
+        return json.dumps(given, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError) as e:
+        raise InvalidArgumentError(f"options cannot be sent: {e}") from None
+
+
+def export(store: "Store", path: PathLike, format: Optional[str] = None, **options: Any) -> ExportReport:
+    """See :meth:`noteskit.Store.export`."""
+    data = _ffi.call_json(_ffi.nk_store_export, store.handle, _path(path), _ffi.optional_text(format, "format"),
+                          _options(options))
+    return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
+
+
+def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
+            on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
+            **options: Any) -> ImportReport:
+    """See :meth:`noteskit.Store.import_`."""
+    if progress is not None and not callable(progress):
+        raise InvalidArgumentError("progress must be callable", field="progress")
+    raised: List[BaseException] = []
+
+    def trampoline(_user_data: Any, done: int, total: int) -> int:
+        try:
+            return 0 if progress(done, total) is False else 1  # type: ignore[misc]
+        except BaseException as e:  # noqa: BLE001 - re-raised below, after the import rolled back
+            raised.append(e)
+            return 0
+
+    callback = _ffi.nk_progress_callback(trampoline) if progress is not None else _ffi.nk_progress_callback()
+    out = c_void_p()
+    status = _ffi.nk_store_import(store.handle, _path(path), _ffi.optional_text(format, "format"),
+                                  _options(dict(options, on_conflict=_ffi.text(on_conflict, "on_conflict").decode(),
+                                                on_error=_ffi.text(on_error, "on_error").decode())),
+                                  callback, None, byref(out))
+    if status:
+        error = _ffi.last_error()
+        if raised:
+            raise raised[0] from error
+        raise error
+    data = _ffi.take_json(out.value)
+    errors = tuple(error_from(e) for e in data["errors"])
+    return ImportReport(data["created"], data["updated"], data["skipped"], errors)  # type: ignore[arg-type]
