@@ -49,6 +49,7 @@ files = sys.argv[3:]
 n = int(sys.argv[2])
 print("ready", flush=True)  # the parent's random clock starts here, so a kill can hit the first import
 while True:
+    print("importing", n % 2, flush=True)
     report = s.import_(files[n % 2], on_conflict="replace")
     print("imported", n % 2, flush=True)
     n += 1
@@ -149,10 +150,12 @@ def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str 
         nk.Store.open(db).close()
         seen = {0: 0, 1: 0}
         imports_done = 0
+        mid_import = 0
         next_version = 0
         for _ in range(kills):
             lines = _kill_at_random([IMPORT_CHILD, str(db), str(next_version), *map(str, sources)], rng, 0.05, 2.5)
             imports_done += sum(line.startswith("imported") for line in lines)
+            mid_import += lines[-1].startswith("importing")  # killed after an import began, before it ended
             check = integrity(db)
             assert check == "ok", check
             with nk.Store.open(db) as s:
@@ -166,7 +169,7 @@ def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str 
                     next_version = 1 - current
         with nk.Store.open(db) as s:
             final = s.articles.count()
-    return {"kills": kills, "records_per_import": records, "imports_completed": imports_done,
+    return {"kills": kills, "records_per_import": records, "imports_completed": imports_done, "kills_mid_import": mid_import,
             "kills_after_version_0": seen[0], "kills_after_version_1": seen[1], "final_articles": final,
             "half_imports": 0, "integrity": "ok"}
 
