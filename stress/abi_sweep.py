@@ -15,7 +15,8 @@ wrong kind, closed handles. What must hold for every call:
   ``NK_E_INVALID_ARGUMENT`` or ``NK_E_CLOSED``;
 - every export is reached (a new export is covered without editing this file).
 
-``storm`` adds threads calling every store export at once while the store is closed under them.
+``storm`` adds threads calling every export that takes a handle (store, layout, rows...) at once while
+the store behind those handles is closed under them.
 """
 from __future__ import annotations
 
