@@ -339,6 +339,33 @@ int32_t nk_store_export(nk_store *store, const char *path, const char *format, c
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 
+/* ---- Search ----------------------------------------------------------------------------------- */
+/* Literal substring search: every character of the query is itself; text and query are compared
+ * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty
+ * query lists everything. Results are newest first and keyset-paged like the lists.
+ * Span JSON: {"title": [[start, end], ...], "content": [[start, end], ...]}: code-point offsets of
+ * every non-overlapping match into the field as stored; only the fields searched appear.
+ * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor. */
+
+/* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
+ * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
+ * search. *out_json (owned): {"items": [{"article": article, "spans": spans}, ...],
+ * "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
+                          int64_t limit, const char *after, char **out_json);
+
+/* Messages whose content contains query, newest first (sent_at, then id), in every conversation
+ * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). case_sensitive: 0 or 1.
+ * limit: 1..1000. after (nullable): a next_cursor of a search with the same conversation_id.
+ * *out_json (owned): {"items": [{"message": message, "spans": {"content": [[s, e], ...]}}, ...],
+ * "next_cursor": str|null, "has_more": bool}. */
+int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+                          int64_t limit, const char *after, char **out_json);
+
+/* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
+ * (they are kept up to date by every write; this is for repair). */
+int32_t nk_store_reindex(nk_store *store);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,22 @@ extension JSONWriter {
         raw("}")
     }
 
+    /// `{"<name>": record, "spans": {"title": [[start, end], ...], "content": [...]}}`; only the
+    /// fields searched appear in `spans`.
+    mutating func hit(_ name: StaticString, _ spans: MatchSpans, _ record: (inout JSONWriter) -> Void) {
+        raw("{"); key(name); record(&self)
+        raw(","); key("spans"); raw("{")
+        var first = true
+        for (field, ranges) in [("title" as StaticString, spans.title), ("content", spans.content)] {
+            guard let ranges else { continue }
+            if !first { raw(",") }
+            first = false
+            key(field)
+            list(ranges) { w, r in w.raw("["); w.int(Int64(r.lowerBound)); w.raw(","); w.int(Int64(r.upperBound)); w.raw("]") }
+        }
+        raw("}}")
+    }
+
     mutating func optional(_ v: Int64?) {
         if let v { int(v) } else { null() }
     }

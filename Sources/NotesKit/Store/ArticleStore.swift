@@ -122,6 +122,7 @@ public struct ArticleStore: Sendable {
             let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
             stmt.bind(1, id)
             try stmt.run()
+            try Self.indexRemove(tx, article)
             try tx.record("article", .delete, id: id, uid: article.uid, revision: article.revision)
         }
     }
@@ -142,6 +143,9 @@ public struct ArticleStore: Sendable {
         guard tx.connection.changes == 1 else { return nil }
         let id = tx.connection.lastInsertRowID
         try tx.record("article", .create, id: id, uid: article.uid, revision: article.revision)
+        var indexed = article
+        indexed.id = id
+        try tx.indexLater(article: indexed)
         return id
     }
 
@@ -152,6 +156,7 @@ public struct ArticleStore: Sendable {
         stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
             .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)
         try stmt.run()
+        try indexChange(tx, from: before, to: article)
         try tx.record("article", .update, id: article.id, uid: article.uid, revision: article.revision)
     }
 

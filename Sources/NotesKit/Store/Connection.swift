@@ -179,6 +179,15 @@ final class Statement {
         return self
     }
 
+    @discardableResult
+    func bind(_ index: Int32, blob: [UInt8]) -> Statement {
+        blob.withUnsafeBytes { bytes in
+            // An empty blob still needs a non-NULL pointer, or SQLite stores NULL.
+            _ = sqlite3_bind_blob(raw, index, bytes.baseAddress ?? UnsafeRawPointer(emptyCString), Int32(bytes.count), csqlite_transient())
+        }
+        return self
+    }
+
     /// Advances to the next row: true while there is one.
     func step() throws -> Bool {
         if bindFailure != SQLITE_OK {
@@ -210,6 +219,20 @@ final class Statement {
         guard let p = sqlite3_column_text(raw, column) else { return "" }
         let n = Int(sqlite3_column_bytes(raw, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    /// Calls `body` with the column's UTF-8 bytes in place (valid until the next step or reset).
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let p = sqlite3_column_text(raw, column)
+        let n = Int(sqlite3_column_bytes(raw, column))
+        return try body(UnsafeBufferPointer(start: p, count: p == nil ? 0 : n))
+    }
+
+    /// Calls `body` with the column's bytes in place (valid until the next step or reset).
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let p = sqlite3_column_blob(raw, column)
+        let n = Int(sqlite3_column_bytes(raw, column))
+        return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : n))
     }
 
     func optionalText(_ column: Int32) -> String? {

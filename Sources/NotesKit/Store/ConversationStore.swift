@@ -87,13 +87,18 @@ public struct ConversationStore: Sendable {
     public func delete(_ id: Int64) throws {
         try store.write { tx in
             let conversation = try Self.require(tx.connection, id)
-            let select = try tx.prepare("SELECT id, uid FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+            let select = try tx.prepare("SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
             select.bind(1, id)
             var messages: [(Int64, String)] = []
-            while try select.step() { messages.append((select.int64(0), select.text(1))) }
+            var texts: [(id: Int64, content: String)] = []
+            while try select.step() {
+                messages.append((select.int64(0), select.text(1)))
+                texts.append((select.int64(0), select.text(2)))
+            }
             for (messageId, uid) in messages {
                 try tx.record("message", .delete, id: messageId, uid: uid, revision: nil)
             }
+            try MessageStore.indexRemove(tx, texts)
             // The messages go by ON DELETE CASCADE.
             let delete = try tx.prepare("DELETE FROM conversations WHERE id = ?")
             delete.bind(1, id)

@@ -164,6 +164,7 @@ public struct MessageStore: Sendable {
             }
             for index in whole..<prepared.count { try insertOne(index) }
             try tx.recordCreated("message", ids: prepared.map(\.id), uids: prepared.map(\.uid))
+            try tx.indexLater(messages: prepared)
             // Imported older messages leave the conversation where it is in the list.
             if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
@@ -177,13 +178,14 @@ public struct MessageStore: Sendable {
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {
         try store.write { tx in
-            let select = try tx.prepare("SELECT uid FROM messages WHERE id = ?")
+            let select = try tx.prepare("SELECT uid, content FROM messages WHERE id = ?")
             select.bind(1, id)
             guard try select.step() else { throw NotesError.notFound("message", id) }
-            let uid = select.text(0)
+            let uid = select.text(0), content = select.text(1)
             let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
             delete.bind(1, id)
             try delete.run()
+            try Self.indexRemove(tx, [(id, content)])
             try tx.record("message", .delete, id: id, uid: uid, revision: nil)
         }
     }
@@ -203,6 +205,9 @@ public struct MessageStore: Sendable {
         guard tx.connection.changes == 1 else { return nil }
         let id = tx.connection.lastInsertRowID
         try tx.record("message", .create, id: id, uid: message.uid, revision: nil)
+        var indexed = message
+        indexed.id = id
+        try tx.indexLater(messages: [indexed])
         return id
     }
 

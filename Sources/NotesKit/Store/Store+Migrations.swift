@@ -1,9 +1,13 @@
 import CSQLite
 
 /// A named, forward-only schema step. Applied once, in order, and recorded in `migrations`.
+///
+/// `then` runs after the SQL, in the same transaction, for what SQL alone cannot do (building a
+/// search index over the rows a store already has).
 struct Migration {
     let name: String
     let sql: String
+    var then: ((Connection) throws -> Void)? = nil
 }
 
 extension Store {
@@ -69,6 +73,26 @@ extension Store {
             );
             CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
             """),
+        Migration(name: "0003_search_index", sql: """
+            CREATE TABLE article_grams(gram INTEGER PRIMARY KEY, df INTEGER NOT NULL, tail BLOB NOT NULL);
+            CREATE TABLE article_blocks(
+                gram INTEGER NOT NULL,
+                first INTEGER NOT NULL,
+                ids BLOB NOT NULL,
+                PRIMARY KEY (gram, first)
+            ) WITHOUT ROWID;
+            CREATE TABLE message_grams(gram INTEGER PRIMARY KEY, df INTEGER NOT NULL, tail BLOB NOT NULL);
+            CREATE TABLE message_blocks(
+                gram INTEGER NOT NULL,
+                first INTEGER NOT NULL,
+                ids BLOB NOT NULL,
+                PRIMARY KEY (gram, first)
+            ) WITHOUT ROWID;
+            CREATE INDEX messages_newest ON messages(sent_at, id);
+            """, then: { db in
+                try ArticleStore.rebuildIndex(db)
+                try MessageStore.rebuildIndex(db)
+            }),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
@@ -98,6 +122,7 @@ extension Store {
             }
             for migration in migrations where !applied.contains(migration.name) {
                 try db.execute(migration.sql)
+                try migration.then?(db)
                 let insert = try db.prepare("INSERT INTO migrations(name, applied_at) VALUES (?, ?)")
                 insert.bind(1, migration.name).bind(2, Timestamp.now().milliseconds)
                 try insert.run()

@@ -146,7 +146,11 @@ public final class Store: @unchecked Sendable {
             guard let connection else { throw NotesError(.closed, "the store is closed") }
             if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
             let context = WriteContext(connection: connection)
-            let result = try connection.transaction { try body(context) }
+            let result = try connection.transaction {
+                let result = try body(context)
+                try context.flushSearch()
+                return result
+            }
             return (result, context)
         }
         if context.overflowed, let first = context.firstSeq {
@@ -238,6 +242,9 @@ final class WriteContext {
     private(set) var lastSeq: Int64 = 0
     /// True once the transaction recorded more changes than are buffered.
     private(set) var overflowed = false
+    /// New records' texts to index in one batch before the transaction commits (see
+    /// `WriteContext+Search.swift`).
+    var pendingSearch = PendingSearch()
 
     init(connection: Connection) { self.connection = connection }
 

@@ -360,7 +360,22 @@ public struct JSONWriter {
         bytes.append(34)
     }
 
-    public mutating func int(_ v: Int64) { bytes.append(contentsOf: String(v).utf8) }
+    public mutating func int(_ v: Int64) {
+        // Digits straight into the buffer: no String per number (spans can hold thousands).
+        var magnitude = v.magnitude
+        if v < 0 { bytes.append(45) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // room for 20 digits, written backwards
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var n = 0
+            repeat {
+                buffer[23 - n] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+                n += 1
+            } while magnitude > 0
+            return n
+        }
+        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[(24 - count)...]) }
+    }
     public mutating func double(_ v: Double) { bytes.append(contentsOf: (v.isFinite ? String(v) : "null").utf8) }
     public mutating func bool(_ v: Bool) { v ? raw("true") : raw("false") }
     public mutating func null() { raw("null") }

@@ -14,7 +14,7 @@ from .chat import Conversations, Messages
 from .exchange import ExportReport, ImportReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
-from .models import Article, Change, Conversation, Message, Page
+from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
@@ -32,6 +32,6 @@ __all__ = [
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
-    "LIBRARY_PATH", "LibraryError", "Message", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
-    "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
+    "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
+    "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

@@ -144,6 +144,18 @@ nk_draft_save = _declare("nk_draft_save", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_draft_discard(nk_store *store, int64_t id);
 nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 
+# ---- Search -------------------------------------------------------------------------------------
+# int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
+#                           int64_t limit, const char *after, char **out_json);
+nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_char_p,
+                             c_void_pp)
+# int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+#                           int64_t limit, const char *after, char **out_json);
+nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
+                             c_void_pp)
+# int32_t nk_store_reindex(nk_store *store);
+nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
+
 
 # ---- Conversations ------------------------------------------------------------------------------
 # int32_t nk_conversation_create(nk_store *store, const char *title, char **out_json);

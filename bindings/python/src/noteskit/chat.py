@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
-from .models import Conversation, Message, Page, format_time, parse_time
+from .errors import InvalidArgumentError, NotFoundError
+from .models import Conversation, Message, MessageHit, Page, format_time, parse_time
 
 if TYPE_CHECKING:
     from .store import Store
@@ -148,6 +149,37 @@ class Messages:
             return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
                             times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])))
                     for c, r in zip(created, records)]
+
+    def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
+               after: Optional[str] = None) -> Page[MessageHit]:
+        """The messages whose content contains ``query``, newest first, in every conversation or in one.
+
+        The same rules as :meth:`Articles.search`: literal substring, NFC, simple case folding
+        unless ``case_sensitive``; an empty query lists every message. Each hit is a
+        :class:`MessageHit` with ``spans["content"]``. Pass ``next_cursor`` as ``after`` (with the
+        same ``conversation``) for the next page. An unknown conversation raises :class:`NotFoundError`.
+        """
+        if not isinstance(case_sensitive, bool):
+            raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
+                                       field="case_sensitive")
+        cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
+        if conversation is not None and cid <= 0:
+            raise NotFoundError(f"conversation {cid} does not exist")
+        data = _ffi.call_json(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
+                              int(case_sensitive), _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+        return Page([MessageHit._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
+
+    def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
+                    batch_size: int = 200) -> Iterator[MessageHit]:
+        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+        after: Optional[str] = None
+        while True:
+            page = self.search(query, conversation=conversation, case_sensitive=case_sensitive, limit=batch_size,
+                               after=after)
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            after = page.next_cursor
 
 
 @contextmanager

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from .store import Store
@@ -182,3 +182,58 @@ class Page(Generic[T]):
 
     def __getitem__(self, index: int) -> T:
         return self.items[index]
+
+
+Spans = Dict[str, List[Tuple[int, int]]]
+
+
+def _spans(d: Dict[str, Any]) -> Spans:
+    return {name: [(start, end) for start, end in ranges] for name, ranges in d.items()}
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One article found by :meth:`Articles.search`: the article and where the query matched.
+
+    ``spans`` maps each field searched (``"title"``, ``"content"``) to the ``(start, end)``
+    code-point offsets of every non-overlapping match in that field as stored, leftmost first, so
+    ``article.content[start:end]`` is the matched text. A field searched without a match maps to
+    ``[]``; a field not searched is absent.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     _ = store.articles.create(title="Weather", content="今天天气真好")
+    ...     hit = store.articles.search("天气")[0]
+    ...     hit.spans
+    {'title': [], 'content': [(2, 4)]}
+    """
+
+    article: Article
+    spans: Spans
+
+    @classmethod
+    def _from_json(cls, d: Dict[str, Any]) -> "SearchHit":
+        return cls(Article._from_json(d["article"]), _spans(d["spans"]))
+
+
+@dataclass(frozen=True)
+class MessageHit:
+    """One message found by :meth:`Messages.search`: the message and where the query matched.
+
+    ``spans`` is ``{"content": [(start, end), ...]}``: code-point offsets of every non-overlapping
+    match in ``message.content`` as stored, leftmost first.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     conv = store.conversations.create("Alice")
+    ...     _ = conv.send("see you at 8")
+    ...     store.messages.search("YOU")[0].spans
+    {'content': [(4, 7)]}
+    """
+
+    message: Message
+    spans: Spans
+
+    @classmethod
+    def _from_json(cls, d: Dict[str, Any]) -> "MessageHit":
+        return cls(Message._from_json(d["message"]), _spans(d["spans"]))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .chat import Conversations, Messages
-from .models import Article, Change, Page, format_time, parse_time
+from .models import Article, Change, Page, SearchHit, format_time, parse_time
 
 if TYPE_CHECKING:
     from .exchange import ExportReport, ImportReport
@@ -185,6 +185,13 @@ class Store:
                               _ffi.integer(limit, "limit"))
         return [Change._from_json(r) for r in rows]
 
+    def reindex(self) -> None:
+        """Rebuilds the search index from the stored text, in one transaction.
+
+        Every write keeps the index up to date; this is for repair.
+        """
+        _ffi.check(_ffi.nk_store_reindex(self.handle))
+
     def last_change_seq(self) -> int:
         """The ``seq`` of the newest change, 0 if there is none."""
         return _ffi.call_int(_ffi.nk_store_last_change_seq, self.handle)
@@ -342,6 +349,36 @@ class Articles:
 
     def __iter__(self) -> Iterator[Article]:
         return self.iter()
+
+    def search(self, query: str, field: str = "any", case_sensitive: bool = False, limit: int = 20,
+               after: Optional[str] = None) -> Page[SearchHit]:
+        """The articles whose title and/or content contain ``query``, newest first, with match spans.
+
+        Literal substring search: every character of ``query`` is itself (quotes, ``%``, ``_``,
+        ``*``, ``\\``, FTS words, emoji, CJK of any length). Text and query are compared in NFC, so
+        composed and decomposed forms find each other, and case-insensitively by simple Unicode case
+        folding unless ``case_sensitive``. ``field`` is ``"any"``, ``"title"`` or ``"content"``. An
+        empty query lists every article. Paged like :meth:`list`: pass ``next_cursor`` as ``after``.
+        A query with a NUL or over 10 000 characters raises :class:`ValidationError`.
+        """
+        if not isinstance(case_sensitive, bool):
+            raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
+                                       field="case_sensitive")
+        data = _ffi.call_json(_ffi.nk_article_search, self._store.handle, _ffi.text(query, "query"),
+                              _ffi.text(field, "field"), int(case_sensitive), _ffi.integer(limit, "limit"),
+                              _ffi.optional_text(after, "after"))
+        return Page([SearchHit._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
+
+    def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
+                    batch_size: int = 200) -> Iterator[SearchHit]:
+        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+        after: Optional[str] = None
+        while True:
+            page = self.search(query, field=field, case_sensitive=case_sensitive, limit=batch_size, after=after)
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            after = page.next_cursor
 
     # ---- Drafts -----------------------------------------------------------------------------
 

@@ -1,0 +1,291 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the search engine needs to know about one kind of record: where its rows and its index
+/// are, and which columns hold the searched text. Articles and messages each provide one.
+protocol SearchTarget {
+    associatedtype Record: Sendable
+
+    var index: SearchIndex { get }
+    /// The fields searched, with the result column that holds each one's text.
+    var fields: [(field: UInt64, column: Int32)] { get }
+
+    /// Statements that, stepped one after the other, give the records in search order (sort key,
+    /// then id, descending) strictly after `position` when given, selecting the record's columns.
+    /// (Two seeks after a position, like ``Keyset``: the rest of its sort key, then older keys.)
+    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
+    /// The same order, selecting only `id` (and cheap: an index scan).
+    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
+    /// A statement stepped onto record `id`'s row (the record's columns), or nil when there is no
+    /// such record or it is outside the search's scope.
+    func row(_ db: Connection, _ id: Int64) throws -> Statement?
+    /// The sort key of record `id`, or nil when there is none in the search's scope.
+    func sortKey(_ db: Connection, _ id: Int64) throws -> Int64?
+    /// Roughly how many records are in scope (for planning only). O(log n).
+    func estimatedCount(_ db: Connection) throws -> Int64
+
+    func record(from stmt: Statement) -> Record
+    func position(of record: Record) -> CursorCodec.Position
+    /// Microseconds to read and check one row of a scan, and to fetch and check one candidate by
+    /// id, for this kind of record (see ``SearchCost``).
+    var scanRowCost: Double { get }
+    var verifyCost: Double { get }
+    func spans(_ ranges: [[Range<Int>]]) -> MatchSpans
+}
+
+/// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
+///
+/// Two strategies, picked per query from the index's document frequencies:
+/// - **scan**: walk the records newest first, checking each, and stop once the page is full.
+///   Cheapest when the query is frequent: a page needs only a few rows.
+/// - **index**: intersect the posting lists of the query's grams (one-character queries: the
+///   union of the grams starting with it), then check the candidates newest first.
+///   Cheapest when the query is rare: the work is proportional to the postings read.
+/// A scan that runs past its budget hands over to the index from where it stopped, so a wrong
+/// guess costs at most the budget.
+struct SearchEngine<Target: SearchTarget> {
+    let db: Connection
+    let target: Target
+    let query: SearchQuery
+    let limit: Int
+    private let pattern: Pattern
+    private let prefilter: Prefilter?
+    private let fields: [(field: UInt64, column: Int32)]
+    private var builder = KeyBuilder()
+    private(set) var hits: [SearchHit<Target.Record>] = []
+
+    init(db: Connection, target: Target, query: SearchQuery, limit: Int) {
+        self.db = db
+        self.target = target
+        self.query = query
+        self.limit = limit
+        pattern = Pattern(query.key)
+        prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
+        fields = target.fields
+    }
+
+    /// Up to `limit + 1` hits after `position`, newest first.
+    mutating func run(after position: CursorCodec.Position?) throws -> [SearchHit<Target.Record>] {
+        defer { builder.release() }
+        hits.removeAll()
+        if query.isEmpty {
+            _ = try scan(after: position, budget: nil)
+            return hits
+        }
+        let plan = try makePlan()
+        switch plan {
+        case .nothing:
+            return []
+        case .scan(let budget):
+            if let stopped = try scan(after: position, budget: budget) {
+                try searchIndex(after: stopped)
+            }
+        case .index:
+            try searchIndex(after: position)
+        }
+        return hits
+    }
+
+    // MARK: - Planning
+
+    enum Plan {
+        case nothing
+        case scan(budget: Int)
+        case index
+    }
+
+    /// Estimates how many records can match (an upper bound from the document frequencies of the
+    /// query's grams), then what a scan and what the index would cost to fill the page.
+    private func makePlan() throws -> Plan {
+        switch Self.forcedPlan {
+        case "scan"?: return .scan(budget: Int.max)
+        case "index"?: return .index
+        case "handover"?: return .scan(budget: 2)
+        default: break
+        }
+        let count = max(try target.estimatedCount(db), 1)
+        var estimate: Int64 = 0   // records that can match, at most
+        var postings: Int64 = 0   // postings the index plan reads
+        if query.foldedKey.count == 1 {
+            // Sum the grams that start with the character, stopping once it is clearly frequent:
+            // past twice the count where a scan and the index cost the same.
+            let even = (Double(limit + 1) * Double(count) * target.scanRowCost / SearchCost.posting).squareRoot()
+            let enough = max(Int64(2 * even), 1)
+            let stmt = try target.index.gramsStatement(db, in: Gram.range(startingWith: query.foldedKey[0]))
+            defer { stmt.reset() }
+            var rows = 0
+            while estimate < enough, rows < 2_000, try stmt.step() {
+                rows += 1
+                let (gram, df) = (stmt.int64(0), stmt.int64(1))
+                if target.fields.contains(where: { $0.field == UInt64(Gram.field(of: gram)) }) {
+                    estimate += df
+                    postings += df + Int64(Postings.blockBytes / 2)
+                }
+            }
+            if rows == 2_000 { estimate = max(estimate, enough) } // thousands of grams: frequent
+            estimate = min(estimate, count)
+        } else {
+            // A matching record has every gram of the query, so at most min(df) match. (Grams of
+            // real phrases go together, so this bound is usually close; when it is not, as for
+            // "aaa" against many "aa", the scan's budget hands over to the index.)
+            for (field, _) in target.fields {
+                var dfs: [Int64] = []
+                for gram in query.grams { dfs.append(try target.index.documentFrequency(db, gram | field)) }
+                dfs.sort()
+                guard dfs[0] > 0 else { continue }
+                estimate += dfs[0]
+                postings += dfs.prefix(2).reduce(0, +)
+            }
+        }
+        if estimate == 0 { return .nothing }
+        let page = Double(limit + 1)
+        let expectedRows = page * Double(count) / Double(estimate)
+        let scan = expectedRows * target.scanRowCost
+        let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
+            + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
+        if scan <= index { return .scan(budget: Int(expectedRows * 3) + 48) }
+        return .index
+    }
+
+    /// `NOTESKIT_SEARCH_PLAN` = `scan`, `index` or `handover` (a scan of two rows, then the
+    /// index) forces a plan, for tests and benchmarks: results are the same whatever the plan.
+    static var forcedPlan: String? {
+        getenv("NOTESKIT_SEARCH_PLAN").map { String(cString: $0) }
+    }
+
+    // MARK: - Scan
+
+    /// Checks records newest first until the page is full, the records run out (nil), or
+    /// `budget` rows were read (the position of the last row read).
+    private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
+        var read = 0
+        for stmt in try target.newest(db, after: position) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                check(stmt)
+                if hits.count > limit { return nil }
+                read += 1
+                if let budget, read >= budget {
+                    return target.position(of: target.record(from: stmt))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Checks the row `stmt` is on; appends a hit when the query matches one of the fields.
+    /// Allocates nothing for a row that does not match.
+    private mutating func check(_ stmt: Statement) {
+        var first: [Range<Int>] = [], second: [Range<Int>] = []
+        var matched = query.isEmpty
+        for (k, (_, column)) in fields.enumerated() {
+            guard !query.isEmpty else { break }
+            let found = stmt.withUTF8(column) { utf8 in
+                k == 0 ? find(in: utf8, into: &first) : find(in: utf8, into: &second)
+            }
+            if found { matched = true }
+        }
+        guard matched else { return }
+        let ranges = fields.count == 1 ? [first] : [first, second]
+        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+    }
+
+    /// The matches of the query in one field's text, as code-point ranges of the text.
+    private mutating func find(in utf8: UnsafeBufferPointer<UInt8>, into out: inout [Range<Int>]) -> Bool {
+        if let prefilter, !prefilter.mayMatch(utf8) { return false }
+        if let found = pattern.matches(utf8: utf8, fold: !query.caseSensitive, into: &out) { return found }
+        // Text that is not plainly NFC: build its key segment by segment.
+        builder.build(utf8, fold: !query.caseSensitive)
+        guard pattern.matches(in: builder.key, into: &out) else { return false }
+        for k in out.indices { out[k] = builder.originalRange(of: out[k]) }
+        return true
+    }
+
+    // MARK: - Index
+
+    private mutating func searchIndex(after position: CursorCodec.Position?) throws {
+        let candidates = try self.candidates()
+        if candidates.isEmpty { return }
+        let count = Double(max(try target.estimatedCount(db), 1))
+        let walk = Double(limit + 1) * count / Double(candidates.count) * SearchCost.walkRow
+        if Double(candidates.count) * SearchCost.sortKey <= walk {
+            var keyed: [(key: Int64, id: Int64)] = []
+            keyed.reserveCapacity(candidates.count)
+            for id in candidates {
+                guard let key = try target.sortKey(db, id) else { continue }
+                if let position, !(key < position.key || (key == position.key && id < position.id)) { continue }
+                keyed.append((key, id))
+            }
+            keyed.sort { $0.key != $1.key ? $0.key > $1.key : $0.id > $1.id }
+            for (_, id) in keyed {
+                guard let stmt = try target.row(db, id) else { continue }
+                check(stmt)
+                stmt.reset()
+                if hits.count > limit { return }
+            }
+        } else {
+            let maxId = candidates[candidates.count - 1]
+            var bits = [UInt64](repeating: 0, count: Int(maxId >> 6) + 1)
+            for id in candidates where id >= 0 { bits[Int(id >> 6)] |= 1 << UInt64(id & 63) }
+            for walk in try target.newestIds(db, after: position) {
+                defer { walk.reset() }
+                while try walk.step() {
+                    let id = walk.int64(0)
+                    guard id >= 0, id <= maxId, bits[Int(id >> 6)] & (1 << UInt64(id & 63)) != 0 else { continue }
+                    guard let stmt = try target.row(db, id) else { continue }
+                    check(stmt)
+                    stmt.reset()
+                    if hits.count > limit { return }
+                }
+            }
+        }
+    }
+
+    /// The ids that may match, ascending: per field, the records that have every gram of the
+    /// query in that field; the union over the fields.
+    private func candidates() throws -> [Int64] {
+        var result: [Int64] = []
+        for (field, _) in target.fields {
+            let ids: [Int64]
+            if query.foldedKey.count == 1 {
+                var all: [Int64] = []
+                let rows = try target.index.grams(db, in: Gram.range(startingWith: query.foldedKey[0]))
+                for row in rows where UInt64(Gram.field(of: Int64(row.gram))) == field {
+                    all.append(contentsOf: try target.index.postings(db, row.gram))
+                }
+                all.sort()
+                ids = Postings.unique(all)
+            } else {
+                var grams: [(gram: UInt64, df: Int64)] = []
+                for gram in query.grams {
+                    let df = try target.index.documentFrequency(db, gram | field)
+                    grams.append((gram | field, df))
+                }
+                grams.sort { $0.df < $1.df }
+                guard let rarest = grams.first, rarest.df > 0 else { continue }
+                var current = try target.index.postings(db, rarest.gram)
+                for next in grams.dropFirst() {
+                    if current.count <= 16 || next.df > 128 * Int64(current.count) { break }
+                    current = Postings.intersect(current, try target.index.postings(db, next.gram))
+                    if current.isEmpty { break }
+                }
+                ids = current
+            }
+            result = Postings.union(result, ids)
+        }
+        return result
+    }
+}
+
+/// Rough costs in microseconds, measured on the benchmark machine; only their ratios matter.
+/// (Reading and checking a row depends on the length of the text: each target gives its own.)
+enum SearchCost {
+    /// Stepping one entry of the sort-order index (ids only).
+    static let walkRow = 0.15
+    /// Looking up one candidate's sort key.
+    static let sortKey = 1.0
+    /// Decoding and merging one posting; reading one gram row or block.
+    static let posting = 0.01
+    static let block = 1.0
+}

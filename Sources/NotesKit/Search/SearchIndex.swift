@@ -1,0 +1,335 @@
+/// The character-bigram index of one kind of record (articles, messages), kept in SQLite.
+///
+/// For every field of every record, the index holds the *grams* of the field's search key (see
+/// ``SearchText``): each pair of adjacent key code points, and the last code point followed by
+/// `Gram.end`. A query of two or more code points can only match a record that has all of the
+/// query's grams in one field, and a one-code-point query only a record with a gram that starts
+/// with it; the candidates are then checked against the real text (codesearch and zoekt work
+/// the same way), so the index only has to be a superset and never decides a match by itself.
+///
+/// Storage, per kind of record:
+/// - `<kind>_grams(gram INTEGER PRIMARY KEY, df, tail BLOB)`: one row per gram with its document
+///   frequency and its newest postings, as plain varint ids so that a new record's id is
+///   *appended* by one statement, without reading the row (a rare gram lives entirely here);
+/// - `<kind>_blocks(gram, first, ids BLOB, PRIMARY KEY(gram, first)) WITHOUT ROWID`: older
+///   postings in blocks of at most ``Postings/blockBytes`` bytes, varint gaps, every block id below
+///   every tail id. A tail that outgrows ``Postings/blockBytes`` moves into blocks whole.
+///
+/// Every write of a record updates the index in the same transaction.
+struct SearchIndex: Sendable {
+    let gramsTable: String
+    let blocksTable: String
+
+    static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks")
+    static let messages = SearchIndex(gramsTable: "message_grams", blocksTable: "message_blocks")
+
+    /// The field bits of a gram.
+    static let title: UInt64 = 0
+    static let content: UInt64 = 1
+
+    /// One record's indexed text, field by field.
+    struct Document {
+        var id: Int64
+        var fields: [(field: UInt64, text: String)]
+    }
+
+    // MARK: - Writing
+
+    /// Indexes new records, in one pass: their ids must be above every id already indexed (as
+    /// new rows' ids are). O(total text + grams touched · log g).
+    func add(_ db: Connection, _ documents: [Document]) throws {
+        guard !documents.isEmpty else { return }
+        if documents.count <= 4 {
+            // A send or a save: append to each gram, no batch machinery.
+            for document in documents.sorted(by: { $0.id < $1.id }) {
+                for gram in Self.grams(of: document).sorted() { try append(db, gram, ids: [document.id]) }
+            }
+            return
+        }
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var accumulator = PostingAccumulator(expectedGrams: min(documents.count * 16, 1 << 20))
+        defer { accumulator.release() }
+        for document in documents.sorted(by: { $0.id < $1.id }) {
+            for (field, text) in document.fields {
+                var text = text
+                text.withUTF8 { builder.build($0, fold: true) }
+                accumulator.add(key: builder.key, field: field, id: document.id)
+            }
+        }
+        let empty = try Store.scalar(db, "SELECT count(*) FROM (SELECT 1 FROM \(gramsTable) LIMIT 1)") == 0
+        try write(db, accumulator, indexIsEmpty: empty)
+    }
+
+    /// Removes a record's entries. O(grams · log g).
+    func remove(_ db: Connection, _ document: Document) throws {
+        for gram in Self.grams(of: document).sorted() { try remove(db, document.id, gram: gram) }
+    }
+
+    /// Removes many records' entries (a conversation's messages): one by one for a few, else each
+    /// gram's postings are read once, filtered and written back. O(grams touched · their postings).
+    func remove(_ db: Connection, _ documents: [Document]) throws {
+        if documents.count <= 8 {
+            for document in documents { try remove(db, document) }
+            return
+        }
+        var removed: [UInt64: Set<Int64>] = [:]
+        for document in documents {
+            for gram in Self.grams(of: document) { removed[gram, default: []].insert(document.id) }
+        }
+        let dropBlocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
+        let dropGram = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
+        for (gram, ids) in removed.sorted(by: { $0.key < $1.key }) {
+            let kept = try postings(db, gram).filter { !ids.contains($0) }
+            dropBlocks.reset()
+            dropBlocks.bind(1, Int64(gram))
+            try dropBlocks.run()
+            if kept.isEmpty {
+                dropGram.reset()
+                dropGram.bind(1, Int64(gram))
+                try dropGram.run()
+                continue
+            }
+            let chunks = Postings.chunks(kept)
+            for chunk in chunks.dropLast() { try putBlock(db, gram, Array(chunk)) }
+            try putGram(db, gram, df: Int64(kept.count), tail: Array(chunks.last ?? []))
+        }
+    }
+
+    /// Moves a record's entries from its old text to its new text: only grams that appear or
+    /// disappear are touched.
+    func replace(_ db: Connection, old: Document, new: Document) throws {
+        let before = Self.grams(of: old), after = Self.grams(of: new)
+        for gram in before.subtracting(after).sorted() { try remove(db, old.id, gram: gram) }
+        for gram in after.subtracting(before).sorted() { try insert(db, new.id, gram: gram) }
+    }
+
+    /// Drops the whole index and builds it again from `select`, a query returning `id` and then
+    /// one column per entry of `fields`, in ascending id order. O(total text + postings).
+    func rebuild(_ db: Connection, select: String, fields: [UInt64]) throws {
+        try db.execute("DELETE FROM \(gramsTable); DELETE FROM \(blocksTable)")
+        let stmt = try db.prepare(select)
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var accumulator = PostingAccumulator(expectedGrams: 1 << 16)
+        defer { accumulator.release() }
+        while try stmt.step() {
+            let id = stmt.int64(0)
+            for (k, field) in fields.enumerated() {
+                stmt.withUTF8(Int32(k + 1)) { builder.build($0, fold: true) }
+                accumulator.add(key: builder.key, field: field, id: id)
+            }
+        }
+        stmt.reset()
+        try write(db, accumulator, indexIsEmpty: true)
+    }
+
+    static func grams(of document: Document) -> Set<UInt64> {
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var grams = Set<UInt64>()
+        for (field, text) in document.fields {
+            var text = text
+            text.withUTF8 { builder.build($0, fold: true) }
+            let key = builder.key
+            guard let last = key.last else { continue }
+            for j in 0..<(key.count - 1) { grams.insert(Gram.make(key[j], UInt64(key[j + 1]), field: field)) }
+            grams.insert(Gram.make(last, Gram.end, field: field))
+        }
+        return grams
+    }
+
+    /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
+    /// each gram's new ids (above all its ids) are appended to its tail by one upsert, and a tail
+    /// that grew too long is moved into blocks.
+    private func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
+        let putRow = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
+        var bytes: [UInt8] = []
+        for g in accumulator.sortedOrder() {
+            let gram = accumulator.gram(g)
+            accumulator.bytes(of: g, into: &bytes)
+            let ids = Postings.decode(bytes)
+            var tail = ids
+            if indexIsEmpty && Postings.tailSize(ids) > Postings.blockBytes {
+                for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
+                tail = []
+            }
+            if indexIsEmpty {
+                putRow.reset()
+                putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
+                try putRow.run()
+            } else {
+                try append(db, gram, ids: tail)
+            }
+        }
+    }
+
+    /// Appends `ids` (above every id the gram has) to the gram's tail in one upsert; moves the
+    /// tail into blocks when it outgrows one.
+    private func append(_ db: Connection, _ gram: UInt64, ids: [Int64]) throws {
+        let upsert = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
+        upsert.bind(1, Int64(gram)).bind(2, Int64(ids.count)).bind(3, blob: Postings.encodeTail(ids))
+        let length = try upsert.step() ? upsert.int64(0) : 0
+        upsert.reset()
+        if length > Int64(Postings.blockBytes) { try spill(db, gram) }
+    }
+
+    /// Moves a gram's whole tail into blocks.
+    private func spill(_ db: Connection, _ gram: UInt64) throws {
+        guard let row = try gramRow(db, gram), !row.tail.isEmpty else { return }
+        for chunk in Postings.chunks(row.tail) { try putBlock(db, gram, Array(chunk)) }
+        try putGram(db, gram, df: row.df, tail: [])
+    }
+
+    /// Adds `id` (of a record that already had postings elsewhere) to the postings of `gram`.
+    func insert(_ db: Connection, _ id: Int64, gram: UInt64) throws {
+        guard var row = try gramRow(db, gram) else {
+            try putGram(db, gram, df: 1, tail: [id])
+            return
+        }
+        if let tailFirst = row.tail.first, id > tailFirst {
+            guard insertSorted(id, into: &row.tail) else { return }
+            try putGram(db, gram, df: row.df + 1, tail: row.tail)
+            if Postings.tailSize(row.tail) > Postings.blockBytes { try spill(db, gram) }
+            return
+        }
+        guard var block = try blockAtOrBefore(db, gram, id) ?? firstBlock(db, gram) else {
+            // No blocks: everything is in the tail.
+            guard insertSorted(id, into: &row.tail) else { return }
+            try putGram(db, gram, df: row.df + 1, tail: row.tail)
+            if Postings.tailSize(row.tail) > Postings.blockBytes { try spill(db, gram) }
+            return
+        }
+        let oldFirst = block[0]
+        guard insertSorted(id, into: &block) else { return }
+        try deleteBlock(db, gram, first: oldFirst)
+        for chunk in Postings.chunks(block) { try putBlock(db, gram, Array(chunk)) }
+        try putGram(db, gram, df: row.df + 1, tail: row.tail)
+    }
+
+    /// Removes `id` from the postings of `gram`.
+    func remove(_ db: Connection, _ id: Int64, gram: UInt64) throws {
+        guard var row = try gramRow(db, gram) else { return }
+        if let k = row.tail.firstIndex(of: id) {
+            row.tail.remove(at: k)
+        } else {
+            guard var block = try blockAtOrBefore(db, gram, id), let k = block.firstIndex(of: id) else { return }
+            let oldFirst = block[0]
+            block.remove(at: k)
+            try deleteBlock(db, gram, first: oldFirst)
+            if !block.isEmpty { try putBlock(db, gram, block) }
+        }
+        if row.df <= 1 {
+            let stmt = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
+            stmt.bind(1, Int64(gram))
+            try stmt.run()
+            let blocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
+            blocks.bind(1, Int64(gram))
+            try blocks.run()
+        } else {
+            try putGram(db, gram, df: row.df - 1, tail: row.tail)
+        }
+    }
+
+    private func insertSorted(_ id: Int64, into ids: inout [Int64]) -> Bool {
+        var lo = 0, hi = ids.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if ids[mid] < id { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < ids.count && ids[lo] == id { return false }
+        ids.insert(id, at: lo)
+        return true
+    }
+
+    private func putGram(_ db: Connection, _ gram: UInt64, df: Int64, tail: [Int64]) throws {
+        let stmt = try db.prepare("INSERT OR REPLACE INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
+        stmt.bind(1, Int64(gram)).bind(2, df).bind(3, blob: Postings.encodeTail(tail))
+        try stmt.run()
+    }
+
+    private func putBlock(_ db: Connection, _ gram: UInt64, _ ids: [Int64]) throws {
+        let stmt = try db.prepare("INSERT INTO \(blocksTable)(gram, first, ids) VALUES (?, ?, ?)")
+        stmt.bind(1, Int64(gram)).bind(2, ids[0]).bind(3, blob: Postings.encode(ids))
+        try stmt.run()
+    }
+
+    private func deleteBlock(_ db: Connection, _ gram: UInt64, first: Int64) throws {
+        let stmt = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ? AND first = ?")
+        stmt.bind(1, Int64(gram)).bind(2, first)
+        try stmt.run()
+    }
+
+    private func blockAtOrBefore(_ db: Connection, _ gram: UInt64, _ id: Int64) throws -> [Int64]? {
+        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? AND first <= ? ORDER BY first DESC LIMIT 1")
+        stmt.bind(1, Int64(gram)).bind(2, id)
+        defer { stmt.reset() }
+        guard try stmt.step() else { return nil }
+        var ids: [Int64] = []
+        stmt.withBlob(0) { Postings.decode($0, into: &ids) }
+        return ids
+    }
+
+    private func firstBlock(_ db: Connection, _ gram: UInt64) throws -> [Int64]? {
+        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? ORDER BY first LIMIT 1")
+        stmt.bind(1, Int64(gram))
+        defer { stmt.reset() }
+        guard try stmt.step() else { return nil }
+        var ids: [Int64] = []
+        stmt.withBlob(0) { Postings.decode($0, into: &ids) }
+        return ids
+    }
+
+    // MARK: - Reading
+
+    struct GramRow {
+        var df: Int64
+        var tail: [Int64]
+    }
+
+    func gramRow(_ db: Connection, _ gram: UInt64) throws -> GramRow? {
+        let stmt = try db.prepare("SELECT df, tail FROM \(gramsTable) WHERE gram = ?")
+        stmt.bind(1, Int64(gram))
+        defer { stmt.reset() }
+        guard try stmt.step() else { return nil }
+        var tail: [Int64] = []
+        stmt.withBlob(1) { Postings.decodeTail($0, into: &tail) }
+        return GramRow(df: stmt.int64(0), tail: tail)
+    }
+
+    /// How many records have `gram`. O(log g).
+    func documentFrequency(_ db: Connection, _ gram: UInt64) throws -> Int64 {
+        let stmt = try db.prepare("SELECT df FROM \(gramsTable) WHERE gram = ?")
+        stmt.bind(1, Int64(gram))
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    /// The ids of the records that have `gram`, ascending. O(log g + df).
+    func postings(_ db: Connection, _ gram: UInt64) throws -> [Int64] {
+        guard let row = try gramRow(db, gram) else { return [] }
+        if Int64(row.tail.count) >= row.df { return row.tail }
+        var ids: [Int64] = []
+        ids.reserveCapacity(Int(row.df))
+        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? ORDER BY first")
+        stmt.bind(1, Int64(gram))
+        while try stmt.step() { stmt.withBlob(0) { Postings.decode($0, into: &ids) } }
+        ids.append(contentsOf: row.tail)
+        return ids
+    }
+
+    /// A statement over the grams in `range` and their document frequencies, in gram order.
+    func gramsStatement(_ db: Connection, in range: Range<Int64>) throws -> Statement {
+        let stmt = try db.prepare("SELECT gram, df FROM \(gramsTable) WHERE gram >= ? AND gram < ? ORDER BY gram")
+        stmt.bind(1, range.lowerBound).bind(2, range.upperBound)
+        return stmt
+    }
+
+    /// The grams in `range` with their document frequencies, in gram order.
+    func grams(_ db: Connection, in range: Range<Int64>) throws -> [(gram: UInt64, df: Int64)] {
+        let stmt = try gramsStatement(db, in: range)
+        var out: [(gram: UInt64, df: Int64)] = []
+        while try stmt.step() { out.append((UInt64(stmt.int64(0)), stmt.int64(1))) }
+        return out
+    }
+}

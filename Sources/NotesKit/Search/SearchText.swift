@@ -1,0 +1,314 @@
+@_spi(_Unicode) import Swift
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How search compares text: the *search key* of a text.
+///
+/// The key is the text in Unicode Normalization Form C, then (unless the search is case-sensitive)
+/// each code point replaced by its **simple case folding** (Unicode's `CaseFolding.txt` entries
+/// with status C and S: one code point to one code point, so `ß` stays `ß` and `ẞ` folds to `ß`).
+/// A query matches a text when the query's key is a substring of the text's key.
+///
+/// Normalization works segment by segment: a segment starts at a code point with canonical
+/// combining class 0 whose NFC quick check is Yes (it neither decomposes nor combines with what
+/// precedes it), and runs to the next such code point. NFC of a text is the NFC of its segments
+/// put together, so a segment that NFC leaves unchanged maps code point to code point, and a
+/// segment that NFC changes (`e` + U+0301 becomes `é`) maps as a whole: every key code point it
+/// produces points back to the whole segment. That is how match spans, computed on the key, come
+/// back as code-point offsets into the text as stored.
+///
+/// Text that is already NFC (nearly all text) takes a fast path: one table lookup per code point.
+enum SearchText {
+    /// Marks a code point that starts a normalization segment and is NFC as it is
+    /// (canonical combining class 0 and NFC_Quick_Check = Yes).
+    static let boundaryBit: UInt32 = 1 << 31
+    static let scalarMask: UInt32 = 0x1F_FFFF
+    /// Planes 0 and 1 (every cased letter, CJK, emoji) are tabulated; the rest is computed.
+    static let tableSize = 0x2_0000
+
+    /// For each code point below `tableSize`: its simple case folding in the low 21 bits, and
+    /// `boundaryBit`. Built once, on first use, from the standard library's Unicode data (a few
+    /// milliseconds).
+    static let table: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: tableSize)
+        for v in 0..<UInt32(tableSize) { table[Int(v)] = computeInfo(v) }
+        return table
+    }()
+
+    /// The folding and boundary facts of one code point (surrogate values give a non-boundary
+    /// identity entry; they never occur in valid UTF-8).
+    static func computeInfo(_ v: UInt32) -> UInt32 {
+        guard let scalar = Unicode.Scalar(v) else { return v }
+        if v < 0x80 {
+            let folded = (0x41...0x5A).contains(v) ? v + 0x20 : v
+            return folded | boundaryBit
+        }
+        let properties = scalar.properties
+        var info = v
+        if properties.changesWhenCaseFolded { info = simpleFold(scalar) }
+        if properties.canonicalCombiningClass.rawValue == 0 && isNFCQuickCheckYes(scalar) { info |= boundaryBit }
+        return info
+    }
+
+    /// Simple case folding from the standard library's full case folding: the full folding when it
+    /// is one code point, else the lowercase mapping when that is one code point, else the code
+    /// point itself. This equals `CaseFolding.txt` C + S for every assigned code point (checked
+    /// against Unicode 15's file when this was written; the tests repeat the rule in Python).
+    static func simpleFold(_ scalar: Unicode.Scalar) -> UInt32 {
+        let full = scalar.properties._caseFolded.unicodeScalars
+        if full.count == 1, let first = full.first { return first.value }
+        let lower = scalar.properties.lowercaseMapping.unicodeScalars
+        if lower.count == 1, let first = lower.first { return first.value }
+        return scalar.value
+    }
+
+    /// NFC_Quick_Check = Yes for one code point, from the standard library's quick check.
+    static func isNFCQuickCheckYes(_ scalar: Unicode.Scalar) -> Bool {
+        var utf8 = String(scalar).utf8.map { $0 }
+        return utf8.withUnsafeMutableBufferPointer { buffer in
+            var span = UTF8Span(unchecked: UnsafeBufferPointer(buffer).span)
+            return span.checkForNFC(quickCheck: true)
+        }
+    }
+
+    /// The facts of code point `v`: ASCII and the CJK Unified Ideographs without a memory access
+    /// (they are most of the text searched, and a table lookup per CJK character misses the cache),
+    /// the rest of planes 0 and 1 from the table, the others computed.
+    @inline(__always)
+    static func info(_ v: UInt32, _ table: UnsafeBufferPointer<UInt32>) -> UInt32 {
+        if v < 0x80 { return (v &- 0x41 < 26 ? v | 0x20 : v) | boundaryBit }
+        if v &- 0x4E00 < 0x5200 { return v | boundaryBit } // U+4E00...U+9FFF
+        return v < UInt32(tableSize) ? table[Int(v)] : computeInfo(v)
+    }
+
+    /// The code point at byte `i` of UTF-8 and its width. The bytes come from the store, so they
+    /// are valid UTF-8 unless the file was changed behind the library's back: a sequence cut short
+    /// by the end gives U+FFFD and the rest of the bytes, never a read past the end.
+    @inline(__always)
+    static func decode(_ utf8: UnsafeBufferPointer<UInt8>, _ i: Int) -> (UInt32, Int) {
+        let b0 = UInt32(utf8[i])
+        if b0 < 0x80 { return (b0, 1) }
+        let left = utf8.count - i
+        if b0 < 0xE0 {
+            guard left >= 2 else { return (0xFFFD, left) }
+            return ((b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F), 2)
+        }
+        if b0 < 0xF0 {
+            guard left >= 3 else { return (0xFFFD, left) }
+            return ((b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F), 3)
+        }
+        guard left >= 4 else { return (0xFFFD, left) }
+        return ((b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6 | UInt32(utf8[i + 3] & 0x3F), 4)
+    }
+
+    /// The search key of a query: NFC, then simple case folding unless `caseSensitive`.
+    static func key(of text: String, caseSensitive: Bool) -> [UInt32] {
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var text = text
+        text.withUTF8 { builder.build($0, fold: !caseSensitive) }
+        return builder.keyArray
+    }
+}
+
+/// Builds search keys, reusing its buffers from one text to the next.
+///
+/// After `build`, `key` holds the key code points and `originalRange(of:)` maps key indexes back
+/// to code-point offsets into the original text. O(n) in the text's length.
+///
+/// It owns raw memory: call `release()` when done (and do not copy it).
+struct KeyBuilder {
+    private var storage = RawArray<UInt32>()
+    /// The key of the last text built; valid until the next `build`.
+    var key: UnsafeBufferPointer<UInt32> { storage.buffer }
+    var keyArray: [UInt32] { Array(storage.buffer) }
+    /// Only when `identity` is false: for each key index, the original offsets it covers.
+    private var starts: [Int32] = []
+    private var ends: [Int32] = []
+    /// True while every key code point maps to the original code point at the same index.
+    private(set) var identity = true
+    /// The code points of the segment being collected (slow path).
+    private var segment: [UInt32] = []
+
+    mutating func release() { storage.free() }
+
+    /// The original code-point range of key code points `range` (a match).
+    func originalRange(of range: Range<Int>) -> Range<Int> {
+        if identity { return range }
+        return Int(starts[range.lowerBound])..<Int(ends[range.upperBound - 1])
+    }
+
+    /// Builds the key of `utf8` (valid UTF-8, as SQLite and Swift strings hold it).
+    mutating func build(_ utf8: UnsafeBufferPointer<UInt8>, fold: Bool) {
+        storage.removeAll()
+        identity = true
+        SearchText.table.withUnsafeBufferPointer { table in
+            let n = utf8.count
+            var i = 0
+            var index = 0 // original code-point index of the next code point
+            // Fast path: every code point is a boundary, NFC as it is: the key is the folding.
+            while i < n {
+                let (v, width) = SearchText.decode(utf8, i)
+                let info = SearchText.info(v, table)
+                if info & SearchText.boundaryBit == 0 {
+                    // A code point that may combine or reorder: finish the text on the slow path,
+                    // from the start of the segment the previous code point began.
+                    slowPath(utf8, from: i, index: index, fold: fold, table: table)
+                    return
+                }
+                storage.append(fold ? info & SearchText.scalarMask : v)
+                i += width
+                index += 1
+            }
+        }
+    }
+
+    /// Segment-wise normalization from byte offset `i` (code-point index `index`) on. The key so
+    /// far is identity-mapped; its last code point (if any) opens the segment `i` continues.
+    private mutating func slowPath(_ utf8: UnsafeBufferPointer<UInt8>, from i: Int, index: Int, fold: Bool,
+                                   table: UnsafeBufferPointer<UInt32>) {
+        starts = (0..<Int32(storage.count)).map { $0 }
+        ends = (0..<Int32(storage.count)).map { $0 + 1 }
+        identity = false
+        segment.removeAll(keepingCapacity: true)
+        var segmentStart = index
+        if index > 0 {
+            // Re-open the previous code point's segment: take it back out of the key.
+            let previous = lastScalar(utf8, before: i)
+            storage.removeLast(); starts.removeLast(); ends.removeLast()
+            segment.append(previous)
+            segmentStart = index - 1
+        }
+        var position = index
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = UnsafeBufferPointer(rebasing: utf8[i...]).makeIterator()
+        while case .valid(let encoded) = decoder.parseScalar(from: &iterator) {
+            let v = Unicode.UTF8.decode(encoded).value
+            if SearchText.info(v, table) & SearchText.boundaryBit != 0 && !segment.isEmpty {
+                flush(segmentStart: segmentStart, fold: fold, table: table)
+                segmentStart = position
+            }
+            segment.append(v)
+            position += 1
+        }
+        if !segment.isEmpty { flush(segmentStart: segmentStart, fold: fold, table: table) }
+    }
+
+    private func lastScalar(_ utf8: UnsafeBufferPointer<UInt8>, before i: Int) -> UInt32 {
+        var j = i - 1
+        while j > 0 && utf8[j] & 0xC0 == 0x80 { j -= 1 }
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = UnsafeBufferPointer(rebasing: utf8[j..<i]).makeIterator()
+        if case .valid(let encoded) = decoder.parseScalar(from: &iterator) { return Unicode.UTF8.decode(encoded).value }
+        return 0xFFFD
+    }
+
+    /// Appends the key of the collected segment, which starts at original offset `segmentStart`.
+    private mutating func flush(segmentStart: Int, fold: Bool, table: UnsafeBufferPointer<UInt32>) {
+        let count = segment.count
+        var normalized: [UInt32]
+        if count == 1 && SearchText.info(segment[0], table) & SearchText.boundaryBit != 0 {
+            normalized = segment
+        } else {
+            var text = String.UnicodeScalarView()
+            for v in segment { text.append(Unicode.Scalar(v) ?? "\u{FFFD}") }
+            normalized = String(text)._nfc.map(\.value)
+        }
+        let unchanged = normalized == segment
+        for (k, v) in normalized.enumerated() {
+            storage.append(fold ? SearchText.info(v, table) & SearchText.scalarMask : v)
+            if unchanged {
+                starts.append(Int32(segmentStart + k)); ends.append(Int32(segmentStart + k + 1))
+            } else {
+                starts.append(Int32(segmentStart)); ends.append(Int32(segmentStart + count))
+            }
+        }
+        segment.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A quick test on a text's raw UTF-8 that rules out most texts that cannot match, before any
+/// decoding: the text's key can only contain the query's chosen key code point `c` if the
+/// text's bytes contain `c` or a code point that becomes `c` (its case variants, and code points
+/// NFC replaces with something containing `c`, such as U+212A KELVIN SIGN for `k` or a CJK
+/// compatibility ideograph for its unified ideograph). A composite `c` (one NFC could build from
+/// several code points, like `é` or a Hangul syllable) gets no prefilter.
+struct Prefilter {
+    /// UTF-8 encodings of every code point that can put `c` into a key.
+    let needles: [[UInt8]]
+
+    /// For a query key: the prefilter on its most selective-looking eligible code point, or nil.
+    static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
+        let producers = fold ? Self.foldedProducers : Self.exactProducers
+        let eligible = Set(key).filter { isEligible($0) }
+        guard let c = eligible.max() else { return nil } // non-ASCII first, then late letters
+        var needles = [utf8(c)]
+        for x in producers[c] ?? [] { needles.append(utf8(x)) }
+        return Prefilter(needles: needles)
+    }
+
+    /// Whether `utf8` contains one of the needles. O(n) per needle: `memchr` for the needle's last
+    /// byte (for CJK a continuation byte, rarer than the lead byte), then a check of the bytes
+    /// before it.
+    func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress, utf8.count > 0 else { return false }
+        let end = base + utf8.count
+        for needle in needles {
+            let found = needle.withUnsafeBufferPointer { n -> Bool in
+                let width = n.count
+                guard let nb = n.baseAddress, width <= utf8.count else { return false }
+                let last = Int32(n[width - 1])
+                var from = base + (width - 1)
+                while from < end, let hit = memchr(from, last, end - from) {
+                    let at = hit.assumingMemoryBound(to: UInt8.self)
+                    if width == 1 || memcmp(at - (width - 1), nb, width - 1) == 0 { return true }
+                    from = UnsafePointer(at) + 1
+                }
+                return false
+            }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// A boundary code point that NFC never builds from others (no canonical decomposition).
+    static func isEligible(_ c: UInt32) -> Bool {
+        guard let scalar = Unicode.Scalar(c) else { return false }
+        let info = SearchText.table.withUnsafeBufferPointer { SearchText.info(c, $0) }
+        guard info & SearchText.boundaryBit != 0 else { return false }
+        if c < 0x80 || c &- 0x4E00 < 0x5200 { return true }
+        return String(scalar)._nfd.elementsEqual([scalar])
+    }
+
+    static func utf8(_ c: UInt32) -> [UInt8] {
+        Array(String(Unicode.Scalar(c) ?? "\u{FFFD}").utf8)
+    }
+
+    /// Key code point → the other code points whose key (as a lone code point, NFC then, when
+    /// folding, simple case folding) contains it. Built once from the Unicode data: the code points
+    /// NFC changes or that are not boundaries, and (when folding) those case folding changes.
+    static let foldedProducers = producers(fold: true)
+    static let exactProducers = producers(fold: false)
+
+    private static func producers(fold: Bool) -> [UInt32: [UInt32]] {
+        var out: [UInt32: [UInt32]] = [:]
+        let table = SearchText.table
+        var candidates: [UInt32] = []
+        for x in 0..<UInt32(SearchText.tableSize) {
+            let info = table[Int(x)]
+            let folds = fold && info & SearchText.scalarMask != x
+            if info & SearchText.boundaryBit == 0 || folds { candidates.append(x) }
+        }
+        candidates += Array(0x2F800...0x2FA1F) // CJK compatibility ideographs supplement (NFC singletons)
+        for x in candidates {
+            guard let scalar = Unicode.Scalar(x) else { continue }
+            var produced = Set<UInt32>()
+            for s in String(scalar)._nfc {
+                produced.insert(fold ? SearchText.computeInfo(s.value) & SearchText.scalarMask : s.value)
+            }
+            for k in produced where k != x { out[k, default: []].append(x) }
+        }
+        return out
+    }
+}

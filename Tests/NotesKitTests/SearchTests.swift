@@ -1,0 +1,121 @@
+import Testing
+@testable import NotesKit
+
+@Suite("Search in the core")
+struct SearchTests {
+    /// Every gram of an index with its postings, read through the index's own reading code.
+    func dump(_ store: Store) throws -> [UInt64: [Int64]] {
+        try store.read { db in
+            var out: [UInt64: [Int64]] = [:]
+            for (gram, df) in try SearchIndex.articles.grams(db, in: 0..<Int64.max) {
+                let ids = try SearchIndex.articles.postings(db, gram)
+                #expect(Int64(ids.count) == df, "df of gram \(gram)")
+                #expect(ids == ids.sorted() && Set(ids).count == ids.count, "postings of gram \(gram) are ascending")
+                out[gram] = ids
+            }
+            return out
+        }
+    }
+
+    @Test("after random creates, updates and deletes the index equals a fresh rebuild")
+    func indexMatchesRebuild() throws {
+        let store = try Store.memory()
+        var rng = SplitMix(seed: 7)
+        let alphabet = Array("天气aB e\u{301}é")
+        func text(_ most: Int) -> String { "x" + String((0..<rng.next(most)).map { _ in alphabet[rng.next(alphabet.count - 1)] }) }
+        var made = try store.articles.createMany((0..<2500).map { _ in NewArticle(title: text(5), content: text(90)) })
+        made += try (0..<30).map { _ in try store.articles.create(title: text(5), content: text(90)) }
+        for _ in 0..<150 {
+            let a = made[rng.next(made.count - 1)]
+            _ = try? store.articles.update(a.id, content: text(90))
+        }
+        for _ in 0..<150 {
+            let a = made[rng.next(made.count - 1)]
+            try? store.articles.delete(a.id)
+        }
+        let maintained = try dump(store)
+        try store.reindex()
+        let rebuilt = try dump(store)
+        #expect(maintained == rebuilt)
+        let blocks = try store.read { try Store.scalar($0, "SELECT count(*) FROM article_blocks") }
+        #expect(blocks > 0, "the test is big enough for posting lists to span blocks")
+    }
+
+    @Test("a query's key is NFC, then simple case folding")
+    func keys() {
+        #expect(SearchText.key(of: "Straße", caseSensitive: false) == "straße".unicodeScalars.map(\.value))
+        #expect(SearchText.key(of: "ẞ", caseSensitive: false) == [0xDF])
+        #expect(SearchText.key(of: "e\u{301}", caseSensitive: true) == [0xE9])
+        #expect(SearchText.key(of: "\u{212A}", caseSensitive: false) == [0x6B])
+        #expect(SearchText.key(of: "İ", caseSensitive: false) == [0x130])
+        #expect(SearchText.key(of: "\u{1100}\u{1161}", caseSensitive: false) == [0xAC00])
+    }
+
+    @Test("no code point beyond the tabulated planes changes when case folded")
+    func foldingTableCoversEveryCasedLetter() {
+        for v in UInt32(SearchText.tableSize)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            if scalar.properties.changesWhenCaseFolded { Issue.record("U+\(String(v, radix: 16)) folds"); return }
+        }
+    }
+
+    @Test("the shortcuts for ASCII and CJK agree with the Unicode data")
+    func infoShortcuts() {
+        SearchText.table.withUnsafeBufferPointer { table in
+            for v in Array(0..<0x80) + Array(0x4E00...0x9FFF) as [UInt32] {
+                #expect(SearchText.info(v, table) == SearchText.computeInfo(v), "U+\(String(v, radix: 16))")
+            }
+        }
+    }
+
+    @Test("spans of a decomposed segment cover the whole segment in the stored text")
+    func spansMapBack() throws {
+        let store = try Store.memory()
+        _ = try store.articles.create(title: "t", content: "xe\u{301}e\u{301}y")
+        let hit = try #require(try store.articles.search("é").items.first)
+        #expect(hit.spans.content == [1..<3, 3..<5])
+        #expect(hit.spans.title == [])
+    }
+
+    @Test("matching finds non-overlapping matches, leftmost first, in linear time")
+    func patternMatching() {
+        let text = Array(repeating: UInt32(97), count: 100_000)
+        var out: [Range<Int>] = []
+        let hostile = Pattern(Array(repeating: 97, count: 5_000) + [98])
+        #expect(text.withUnsafeBufferPointer { hostile.matches(in: $0, into: &out) } == false)
+        let aa = Pattern([97, 97])
+        #expect(Array("aaaaa".unicodeScalars.map(\.value)).withUnsafeBufferPointer { aa.matches(in: $0, into: &out) })
+        #expect(out == [0..<2, 2..<4])
+    }
+
+    @Test("a query with a NUL or over 10 000 characters is refused")
+    func queryValidation() throws {
+        let store = try Store.memory()
+        for bad in ["a\u{0}", String(repeating: "字", count: 10_001)] {
+            let error = try #require(throws: NotesError.self) { try store.articles.search(bad) }
+            #expect(error.kind == .validation && error.field == "query")
+        }
+    }
+
+    @Test("JSON integers are written digit by digit for every Int64")
+    func jsonIntegers() {
+        for v: Int64 in [0, 7, -1, 10, 1_000_000, .max, .min] {
+            var w = JSONWriter()
+            w.int(v)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
+        }
+    }
+}
+
+/// A small deterministic generator for the tests.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ most: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(most + 1))
+    }
+}
