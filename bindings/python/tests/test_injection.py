@@ -87,3 +87,20 @@ def test_a_markdown_note_whose_front_matter_names_another_place_is_imported_as_d
     assert sorted(p for p in tmp_path.rglob("*")) == before
     for a in store.articles.iter():
         assert a.title == "../../../outside"
+
+
+def test_sql_and_fts_syntax_as_search_queries_is_matched_literally(store):
+    if not hasattr(store.articles, "search"):
+        pytest.skip("the library has no search yet")
+    conv = store.conversations.create("injection")
+    for text in HOSTILE:
+        store.articles.create(title="t", content=f"<{text}>")
+        conv.send(f"<{text}>")
+    store.articles.create(title="plain", content="nothing special here")
+    for text in HOSTILE:
+        expected = sorted(f"<{t}>" for t in HOSTILE if text in f"<{t}>")
+        hits = [h.article.content for h in store.articles.search(text, field="content", case_sensitive=True, limit=1000)]
+        assert sorted(hits) == expected, text
+        messages = [h.message.content for h in store.messages.search(text, case_sensitive=True, limit=1000)]
+        assert sorted(messages) == expected, text
+    assert store.articles.count() == len(HOSTILE) + 1  # nothing was dropped or altered
