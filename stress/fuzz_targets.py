@@ -154,7 +154,7 @@ def _markdown_folder(store: nk.Store, data: bytes) -> None:
 def _search_articles(store: nk.Store, data: bytes) -> None:
     """Any text as a search query, any field and case mode. Every hit's spans lie inside the field
     and (case-sensitive) cover the query, compared in NFC as search compares; an article holding
-    the query literally is found."""
+    the query (in NFC: "E" + U+0340 composes to "È", which does not hold "E") is found."""
     if store.articles.count() == 0:
         store.articles.create_many([{"title": t, "content": c} for t, c in SEARCH_ROWS])
     flags = data[:1]
@@ -172,7 +172,7 @@ def _search_articles(store: nk.Store, data: bytes) -> None:
                 if case_sensitive:  # compared in NFC; a span may widen to whole normalization segments
                     assert _nfc(query) in _nfc(text[start:end]), (text[start:end], query)
     if case_sensitive and query and field != "title" and "\x00" not in query:
-        stored = [a for a in store.articles.iter() if query in a.content]
+        stored = [a for a in store.articles.iter() if _nfc(query) in _nfc(a.content)]  # search compares in NFC
         if stored and not page.has_more:  # every hit is on this page
             found = {h.article.id for h in page.items}
             assert {a.id for a in stored} <= found, f"{query!r} is stored but not found"

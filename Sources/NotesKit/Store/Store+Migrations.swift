@@ -118,7 +118,7 @@ extension Store {
             let applied = try appliedMigrations(db)
             let known = migrations.map(\.name)
             if let unknown = applied.first(where: { !known.contains($0) }) {
-                throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\", this library knows up to \"\(known.last ?? "")\"); upgrade noteskit to open it")
+                throw unknownMigration(unknown)
             }
             for migration in migrations where !applied.contains(migration.name) {
                 try db.execute(migration.sql)
@@ -129,6 +129,19 @@ extension Store {
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
         }
+    }
+
+    /// The error for a recorded migration this library does not know: a newer NotesKit's, or (when
+    /// the name is not shaped like one, `NNNN_words`) a damaged file.
+    static func unknownMigration(_ name: String) -> NotesError {
+        let digits = name.utf8.prefix(4)
+        let shaped = name.utf8.count > 5 && digits.count == 4 && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
+            && name.utf8.dropFirst(4).first == 95
+            && name.utf8.dropFirst(5).allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+        if !shaped {
+            return NotesError(.corrupt, "the store file is damaged (its list of migrations holds \"\(NotesError.shown(name, limit: 40))\"); restore it from a backup")
+        }
+        return NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(name)\", this library knows up to \"\(migrations.last?.name ?? "")\"); upgrade noteskit to open it")
     }
 
     /// True when the file is a NotesKit store with exactly this library's migrations applied.
@@ -167,7 +180,7 @@ extension Store {
         let applied = try appliedMigrations(db)
         let known = migrations.map(\.name)
         if let unknown = applied.first(where: { !known.contains($0) }) {
-            throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\"); upgrade noteskit to open it")
+            throw unknownMigration(unknown)
         }
         if applied.count < known.count {
             throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")

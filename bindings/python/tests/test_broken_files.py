@@ -114,3 +114,16 @@ def test_the_size_cap_is_rounded_to_pages_never_below_the_current_size_and_must_
         nk.Store.memory(max_size_bytes=0)
     with nk.Store.memory(max_size_bytes=2 ** 63 - 1) as m:
         m.articles.create(title="t", content="c")
+
+
+@pytest.mark.parametrize("damaged", ["0003_sea\ufffdch_index", "", "0003_s arch_index", "\x01\x02"])
+def test_a_damaged_migration_list_is_a_corrupt_store_not_a_newer_version(db_path, damaged):
+    nk.Store.open(db_path).close()
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE migrations SET name = ? WHERE id = (SELECT max(id) FROM migrations)", (damaged,))
+    db.commit()
+    db.close()
+    with pytest.raises(nk.CorruptStoreError, match="damaged"):
+        nk.Store.open(db_path)
+    with pytest.raises(nk.CorruptStoreError, match="damaged"):
+        nk.Store.open(db_path, read_only=True)
