@@ -18,7 +18,7 @@ PY := $(VENV)/bin/python
 LIB := .build/release/libNotesCAPI.so
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps lib venv demo test swift-test py-test typecheck bench clean
+.PHONY: all deps lib venv demo test swift-test py-test typecheck bench stress clean
 
 all: lib
 
@@ -71,6 +71,14 @@ bench: lib venv
 	$(PY) benchmarks/chat_bench.py
 	$(PY) benchmarks/exchange_bench.py
 	$(PY) benchmarks/search_bench.py
+
+# The long reliability runs (threads, processes, kill -9, the hostile-ABI sweep, 1 000 000 fuzz inputs,
+# a 1 000 000-call leak session and valgrind, broken files); each prints its figures, then a table.
+# `make stress ARGS=--quick` is a smoke run; `make stress ARGS="fuzz leaks"` runs some checks only.
+stress: lib venv
+	$(PY) -m pip install -q -e 'bindings/python[stress]'
+	command -v valgrind >/dev/null || { $(SUDO) apt-get install -y -qq valgrind >/dev/null; }
+	$(PY) -m stress $(ARGS)
 
 clean:
 	rm -rf .build $(VENV)

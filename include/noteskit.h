@@ -104,6 +104,11 @@ int32_t nk_store_subscribe(nk_store *store, nk_change_callback callback, void *u
 /* Removes a subscription; NK_E_NOT_FOUND if token is not subscribed. */
 int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
 
+/* Caps the store at max_bytes (> 0; rounded up to whole pages, never below the current size) for as
+ * long as this handle is open: a write that would grow the database further fails with
+ * NK_E_STORAGE_FULL and writes nothing. *out_max_bytes: the cap in effect, in bytes. */
+int32_t nk_store_set_max_size(nk_store *store, int64_t max_bytes, int64_t *out_max_bytes);
+
 /* ---- Articles --------------------------------------------------------------------------------- */
 /* Article JSON: {"id","uid","title","content","created_at","updated_at","revision"}. */
 

@@ -40,6 +40,10 @@ enum LastError {
         return key
     }()
 
+    /// The longest message (and file name) handed out, in bytes: a message quoting a caller's
+    /// 100 MB argument is cut here (see `JSONWriter.error`).
+    static let maxMessageBytes = 2_000
+
     static func set(_ error: NotesError) {
         var w = JSONWriter()
         w.error(error)

@@ -111,3 +111,11 @@ public func nk_store_unsubscribe(_ handle: OpaquePointer?, _ token: Int64) -> In
         }
     }
 }
+
+@_cdecl("nk_store_set_max_size")
+public func nk_store_set_max_size(_ handle: OpaquePointer?, _ maxBytes: Int64, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_max_bytes")
+        out.pointee = try store(handle).setMaxSize(bytes: maxBytes)
+    }
+}

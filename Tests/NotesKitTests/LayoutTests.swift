@@ -63,6 +63,11 @@ struct LayoutTests {
         #expect(HeightCache.entryBytes <= 40)
     }
 
+    @Test("any cache bound up to Int.max is accepted without overflow", arguments: [Int.max, Int.max / 3, 1 << 62, 1_000_000_000_000_000_000])
+    func hugeBound(bytes: Int) {
+        #expect(HeightCache.entriesFitting(bytes) > 1_000_000)
+    }
+
     @Test("heights follow edits and deletes through the change feed")
     func invalidation() throws {
         let store = try Store.memory()

@@ -19,6 +19,15 @@ struct SupportTests {
         #expect(Timestamp(iso8601: "2026-11-29T15:28:06.1Z")?.milliseconds == Timestamp(iso8601: "2026-11-29T15:28:06.100Z")?.milliseconds)
     }
 
+    @Test("any stored integer is written as valid ISO-8601, out-of-range ones clamped", arguments: [
+        (Int64.min, "0001-01-01T00:00:00.000Z"), (Int64.max, "9999-12-31T23:59:59.999Z"),
+        (-62_135_596_800_001, "0001-01-01T00:00:00.000Z"), (253_402_300_800_000, "9999-12-31T23:59:59.999Z"),
+        (-1, "1969-12-31T23:59:59.999Z"), (0, "1970-01-01T00:00:00.000Z"),
+    ])
+    func outOfRangeTimestamps(milliseconds: Int64, text: String) {
+        #expect(Timestamp(milliseconds: milliseconds).iso8601 == text)
+    }
+
     @Test("malformed times are refused", arguments: [
         "", "2026-11-29", "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-29T24:00:00Z",
         "2026-11-29T15:28:06", "2026-11-29T15:28:06.Z", "yesterday", "2026-11-29T15:28:06Zjunk",

@@ -48,10 +48,11 @@ struct HeightCache {
     }
 
     /// The most entries whose array and table fit in `bytes` (at least 1).
+    /// Any `bytes` up to `Int.max` (the table size stops doubling before it would overflow).
     static func entriesFitting(_ bytes: Int) -> Int {
         var best = 1
         var tableSize = 16
-        while tableSize * slotBytes < bytes {
+        while tableSize <= Int.max / 2 / slotBytes, tableSize * slotBytes < bytes {
             best = max(best, min((bytes - tableSize * slotBytes) / entryBytes, tableSize / 4 * 3))
             tableSize *= 2
         }

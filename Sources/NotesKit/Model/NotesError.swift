@@ -90,6 +90,13 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
         NotesError(.validation, message, field: field)
     }
 
+    /// `value` as it appears inside a message: at most `limit` characters, the rest elided, so an
+    /// error never echoes a caller's 100 MB argument back.
+    public static func shown(_ value: String, limit: Int = 200) -> String {
+        guard value.utf8.count > limit else { return value }
+        return String(value.prefix(limit)) + "… (\(value.utf8.count) bytes)"
+    }
+
     static func notFound(_ what: String, _ id: Int64) -> NotesError {
         NotesError(.notFound, "\(what) \(id) does not exist")
     }

@@ -20,7 +20,7 @@ final class Connection {
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            throw Connection.error(code: rc, message: "cannot open \(path): \(message)")
+            throw Connection.error(code: rc, message: "cannot open \(NotesError.shown(path)): \(message)")
         }
         db = handle
         sqlite3_extended_result_codes(db, 1)
@@ -116,7 +116,7 @@ final class Connection {
         case SQLITE_NOTADB: text = "the file is not a database (\(message))"
         case SQLITE_CORRUPT: text = "the store file is damaged (\(message)); restore it from a backup"
         case SQLITE_READONLY: text = "the store cannot be written (\(message)): it was opened read-only, or the file or its folder is not writable"
-        case SQLITE_FULL: text = "the disk is full (\(message)); free some space and try again: nothing of this write was saved"
+        case SQLITE_FULL: text = "the disk is full, or the store reached its max_size_bytes (\(message)): nothing of this write was saved; free some space (or raise the limit) and try again"
         default: break
         }
         return NotesError(kind, text, sqliteCode: code)
@@ -135,6 +135,8 @@ final class Statement {
     private unowned let connection: Connection
     /// Listed in the connection's statements to reset after the current call.
     var inUse = false
+    /// A failed bind since the last reset, reported by the next `step`.
+    private var bindFailure: Int32 = SQLITE_OK
 
     init(_ raw: OpaquePointer, connection: Connection) {
         self.raw = raw
@@ -149,6 +151,7 @@ final class Statement {
     func reset() {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
+        bindFailure = SQLITE_OK
     }
 
     @discardableResult
@@ -166,7 +169,11 @@ final class Statement {
         value.withUTF8 { utf8 in
             utf8.withMemoryRebound(to: CChar.self) { chars in
                 // An empty buffer may have no address; SQLite needs a non-NULL pointer for "".
-                _ = sqlite3_bind_text(raw, index, chars.baseAddress ?? emptyCString, Int32(chars.count), csqlite_transient())
+                // The 64-bit call takes any length (no Int32 conversion to trap on); SQLite refuses
+                // text over its limit with SQLITE_TOOBIG, which `step` then reports.
+                let rc = sqlite3_bind_text64(raw, index, chars.baseAddress ?? emptyCString, UInt64(chars.count),
+                                             csqlite_transient(), UInt8(SQLITE_UTF8))
+                if rc != SQLITE_OK { bindFailure = rc }
             }
         }
         return self
@@ -183,6 +190,12 @@ final class Statement {
 
     /// Advances to the next row: true while there is one.
     func step() throws -> Bool {
+        if bindFailure != SQLITE_OK {
+            let rc = bindFailure
+            bindFailure = SQLITE_OK
+            if rc == SQLITE_TOOBIG { throw NotesError(.validation, "a text is too long to store (SQLite takes at most 1 000 000 000 bytes)") }
+            throw Connection.error(code: rc, message: "cannot pass a value to SQLite")
+        }
         let rc = sqlite3_step(raw)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }

@@ -17,8 +17,15 @@ struct CursorCodec: Sendable {
         return payload + "." + hex(tag(payload))
     }
 
-    /// The position in `cursor`, or a `.validation` error naming `cursor`.
+    /// The longest cursor text looked at: real cursors are under 100 bytes, and anything longer is
+    /// refused before it is split (splitting a 100 MB string by characters takes seconds).
+    static let maxLength = 1_024
+
+    /// The position in `cursor`, or a `.validation` error naming `cursor`. O(1) for an oversized cursor.
     func decode(_ cursor: String, kind: String) throws -> Position {
+        guard cursor.utf8.count <= CursorCodec.maxLength else {
+            throw NotesError.validation("cursor", "the cursor is malformed (\(cursor.utf8.count) bytes long); pass next_cursor exactly as a page returned it")
+        }
         let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, let key = Int64(parts[1]), let id = Int64(parts[2]) else {
             throw NotesError.validation("cursor", "the cursor is malformed; pass next_cursor exactly as a page returned it")

@@ -111,29 +111,28 @@ extension Store {
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
         try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-        // The first read of a file that is not a database fails here, with SQLITE_NOTADB.
+        // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
+        // application's database is refused here, before switching to WAL would alter its header.
+        try refuseForeignDatabase(db)
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
-        if readOnly { _ = try scalar(db, "SELECT count(*) FROM sqlite_schema") }
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
     }
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not
     /// touch: a database of another application, or one migrated by a newer NotesKit.
+    ///
+    /// A store already at this library's schema is only read: opening it writes nothing, so a store
+    /// on a full disk still opens (and reads), and opening never waits for another writer's lock.
     static func migrate(_ db: Connection, readOnly: Bool) throws {
         if readOnly { return try checkSchema(db) }
+        if try isCurrent(db) { return }
         try db.transaction {
-            let appID = try scalar(db, "PRAGMA application_id")
-            let tables = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            if appID != applicationID && (appID != 0 || tables > 0) {
-                throw NotesError(.schema, "this SQLite database is not a NotesKit store (application_id \(appID), \(tables) tables); open or create a NotesKit store file instead")
-            }
+            try refuseForeignDatabase(db)
             try db.execute("CREATE TABLE IF NOT EXISTS migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
-            var applied: [String] = []
-            let stmt = try db.prepare("SELECT name FROM migrations ORDER BY id")
-            while try stmt.step() { applied.append(stmt.text(0)) }
+            let applied = try appliedMigrations(db)
             let known = migrations.map(\.name)
             if let unknown = applied.first(where: { !known.contains($0) }) {
-                throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\", this library knows up to \"\(known.last ?? "")\"); upgrade noteskit to open it")
+                throw unknownMigration(unknown)
             }
             for migration in migrations where !applied.contains(migration.name) {
                 try db.execute(migration.sql)
@@ -146,18 +145,56 @@ extension Store {
         }
     }
 
+    /// The error for a recorded migration this library does not know: a newer NotesKit's, or (when
+    /// the name is not shaped like one, `NNNN_words`) a damaged file.
+    static func unknownMigration(_ name: String) -> NotesError {
+        let digits = name.utf8.prefix(4)
+        let shaped = name.utf8.count > 5 && digits.count == 4 && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
+            && name.utf8.dropFirst(4).first == 95
+            && name.utf8.dropFirst(5).allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+        if !shaped {
+            return NotesError(.corrupt, "the store file is damaged (its list of migrations holds \"\(NotesError.shown(name, limit: 40))\"); restore it from a backup")
+        }
+        return NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(name)\", this library knows up to \"\(migrations.last?.name ?? "")\"); upgrade noteskit to open it")
+    }
+
+    /// True when the file is a NotesKit store with exactly this library's migrations applied.
+    static func isCurrent(_ db: Connection) throws -> Bool {
+        guard try scalar(db, "PRAGMA application_id") == applicationID,
+              try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
+        else { return false }
+        return try appliedMigrations(db) == migrations.map(\.name)
+    }
+
+    /// The names of the migrations recorded in the store, in the order they were applied.
+    static func appliedMigrations(_ db: Connection) throws -> [String] {
+        let stmt = try db.prepare("SELECT name FROM migrations ORDER BY id")
+        defer { stmt.reset() }
+        var applied: [String] = []
+        while try stmt.step() { applied.append(stmt.text(0)) }
+        return applied
+    }
+
+    /// Refuses a database that another application made (a foreign `application_id`, or tables
+    /// without NotesKit's id), without writing anything to it.
+    static func refuseForeignDatabase(_ db: Connection) throws {
+        let appID = try scalar(db, "PRAGMA application_id")
+        if appID == applicationID { return }
+        let tables = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if appID != 0 || tables > 0 {
+            throw NotesError(.schema, "this SQLite database is not a NotesKit store (application_id \(appID), \(tables) tables); open or create a NotesKit store file instead")
+        }
+    }
+
     /// For a read-only store: refuses a file whose schema is not exactly this library's.
     static func checkSchema(_ db: Connection) throws {
         guard try scalar(db, "PRAGMA application_id") == applicationID else {
             throw NotesError(.schema, "this file is not a NotesKit store (or it was never opened writable)")
         }
-        var applied: [String] = []
-        let stmt = try db.prepare("SELECT name FROM migrations ORDER BY id")
-        defer { stmt.reset() }
-        while try stmt.step() { applied.append(stmt.text(0)) }
+        let applied = try appliedMigrations(db)
         let known = migrations.map(\.name)
         if let unknown = applied.first(where: { !known.contains($0) }) {
-            throw NotesError(.schema, "this store was written by a newer NotesKit (it has migration \"\(unknown)\"); upgrade noteskit to open it")
+            throw unknownMigration(unknown)
         }
         if applied.count < known.count {
             throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")

@@ -65,9 +65,24 @@ public final class Store: @unchecked Sendable {
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw NotesError(.storage, "cannot open \(path): it is a folder, not a store file")
+            throw NotesError(.storage, "cannot open \(NotesError.shown(path)): it is a folder, not a store file")
         }
+        try refuseTinyFile(path, size: info.st_size)
         return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly)
+    }
+
+    /// SQLite takes a 1-byte file for an empty database and overwrites it; a non-empty file shorter
+    /// than a database header that is not all zeros is somebody's data, so it is refused instead.
+    private static func refuseTinyFile(_ path: String, size: Int) throws {
+        guard size > 0 && size < 100 else { return }
+        let fd = Glibc.open(path, O_RDONLY)
+        guard fd >= 0 else { return }  // SQLite reports why it cannot open it
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, size) }
+        if n > 0 && bytes[..<n].contains(where: { $0 != 0 }) {
+            throw NotesError(.corrupt, "the file is not a database (\(NotesError.shown(path)) holds \(size) bytes of other data); open or create a NotesKit store file instead")
+        }
     }
 
     /// A private in-memory store, gone when closed: for tests and scratch work.

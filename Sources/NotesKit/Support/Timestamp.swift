@@ -32,8 +32,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Appends ``iso8601`` as UTF-8 to `out`.
+    ///
+    /// An instant outside ``range`` (only a damaged file, or one another program wrote, holds one)
+    /// is written as the nearest instant inside it, so the text is always valid ISO-8601 with a
+    /// four-digit year, whatever the stored integer.
     public func writeISO8601(into out: inout [UInt8]) {
-        let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
+        let clamped = min(max(milliseconds, Self.range.lowerBound), Self.range.upperBound)
+        let (days, msOfDay) = Self.floorDivide(clamped, 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
         let seconds = msOfDay / 1000
         func two(_ v: Int64) {

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -8,6 +9,9 @@ import pytest
 import noteskit as nk
 
 REPO = Path(__file__).resolve().parents[3]
+# The reliability checks live in REPO/stress (shared with `make stress`); the tests run them small.
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
 
 @pytest.fixture

@@ -1,79 +1,21 @@
-"""Processes, kill -9, damaged and read-only files (the fast versions; `make stress` runs long ones)."""
+"""Processes, kill -9 and read-only files (the short runs; `make stress` runs the long ones)."""
 from __future__ import annotations
-
-import multiprocessing
-import random
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 
 import pytest
 
 import noteskit as nk
-
-
-def _writer(path: str, n: int, worker: int) -> None:
-    with nk.Store.open(path) as s:
-        for i in range(n):
-            a = s.articles.create(title=f"w{worker}-{i}", content="from a process")
-            s.articles.update(a.id, content="updated by its process")
-            s.articles.list(limit=10)
+from stress import kill9, processes
 
 
 def test_four_processes_writing_one_file_lose_nothing_and_never_see_locked(db_path):
-    nk.Store.open(db_path).close()
-    ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(db_path), 150, w)) for w in range(4)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
-    with nk.Store.open(db_path) as s:
-        assert s.articles.count() == 600
-        assert all(a.revision == 2 for a in s.articles.iter())
-        assert len({c.seq for c in s.changes(limit=1000)}) == 1000
+    figures = processes.run(processes=4, ops=250, path=db_path)
+    assert figures["busy_errors"] == 0 and figures["integrity"] == "ok"
 
 
-DRAFT_WRITER = """
-import sys, noteskit as nk
-s = nk.Store.open(sys.argv[1])
-i = 0
-while True:
-    d = s.articles.new_draft(title=f"draft {i}")
-    d.content = f"content {i}"
-    print(i, flush=True)
-    i += 1
-"""
-
-
-def test_killing_a_writer_at_random_moments_never_loses_a_saved_draft(db_path):
-    nk.Store.open(db_path).close()
-    rng = random.Random(3)
-    confirmed = 0
-    for _ in range(5):
-        proc = subprocess.Popen([sys.executable, "-c", DRAFT_WRITER, str(db_path)], stdout=subprocess.PIPE, text=True)
-        assert proc.stdout is not None
-        deadline = time.monotonic() + rng.uniform(0.3, 0.8)
-        last = -1
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if line:
-                last = int(line)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        confirmed += last + 1
-        with nk.Store.open(db_path) as s:
-            drafts = s.articles.drafts()
-            # every draft whose content write returned is there, whole
-            assert len(drafts) >= confirmed
-            assert all(d.content == "" or d.content == f"content {d.title.split()[1]}" for d in drafts)
-        db = sqlite3.connect(db_path)
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        db.close()
-        confirmed = len(drafts)
+def test_killing_a_draft_writer_at_random_moments_never_loses_a_saved_draft(db_path):
+    figures = kill9.run_drafts(kills=4, path=db_path)
+    assert figures["lost"] == 0 and figures["integrity"] == "ok"
+    assert figures["open"] > 0 and figures["saved"] > 0
 
 
 def test_a_read_only_store_reads_and_refuses_writes(db_path):
@@ -108,3 +50,9 @@ def test_a_damaged_store_raises_corrupt_store_error_naming_the_damage(db_path):
         with nk.Store.open(db_path) as s:
             for _ in s.articles.iter():
                 pass
+
+
+def test_killing_an_import_at_random_moments_leaves_all_of_it_or_none(db_path):
+    figures = kill9.run_import(kills=3, records=5_000, path=db_path)
+    assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
+    assert figures["final_articles"] in (0, 5_000)

@@ -68,11 +68,12 @@ class Store:
         self.messages = Messages(self)
 
     @classmethod
-    def open(cls, path: PathLike, *, read_only: bool = False) -> "Store":
+    def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None) -> "Store":
         """Opens the store file at ``path``, creating it if it does not exist.
 
         With ``read_only=True`` the file must exist and is never written: every write raises
-        :class:`ReadOnlyError`.
+        :class:`ReadOnlyError`. With ``max_size_bytes``, the store is capped at that size (see
+        :meth:`set_max_size`).
 
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
@@ -82,14 +83,34 @@ class Store:
         out = c_void_p()
         flags = _ffi.NK_OPEN_READ_ONLY if read_only else 0
         _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, byref(out)))
-        return cls(out.value or 0, text)
+        return cls._opened(out.value or 0, text, max_size_bytes)
 
     @classmethod
-    def memory(cls) -> "Store":
-        """A private in-memory store, gone when closed."""
+    def memory(cls, *, max_size_bytes: Optional[int] = None) -> "Store":
+        """A private in-memory store, gone when closed (capped at ``max_size_bytes`` if given)."""
         out = c_void_p()
         _ffi.check(_ffi.nk_store_open_memory(byref(out)))
-        return cls(out.value or 0, None)
+        return cls._opened(out.value or 0, None, max_size_bytes)
+
+    @classmethod
+    def _opened(cls, handle: int, path: Optional[str], max_size_bytes: Optional[int]) -> "Store":
+        store = cls(handle, path)
+        if max_size_bytes is not None:
+            try:
+                store.set_max_size(max_size_bytes)
+            except BaseException:
+                store.close()
+                raise
+        return store
+
+    def set_max_size(self, max_size_bytes: int) -> int:
+        """Caps the store at ``max_size_bytes`` for as long as this ``Store`` is open; returns the cap in effect.
+
+        A write that would grow the database past the cap raises :class:`StorageFullError` and
+        writes nothing; reads, deletes and writes that fit keep working. The cap is rounded up to
+        whole database pages (4 KiB) and is never below the store's current size.
+        """
+        return _ffi.call_int(_ffi.nk_store_set_max_size, self.handle, _ffi.integer(max_size_bytes, "max_size_bytes"))
 
     @property
     def handle(self) -> int:

@@ -1,0 +1,223 @@
+"""Fuzz targets: each takes a store and one input (bytes) and drives the library with it.
+
+A target may end in a :class:`noteskit.NotesError` (the input was refused cleanly); any other
+exception, or a crash, is a bug. Targets also check what they can: text that was saved reads back
+literally. ``stress/fuzz.py`` runs them under atheris; ``test_fuzz_corpus.py`` replays the kept
+corpus (``bindings/python/tests/fuzz_corpus/<target>/``) in the normal test suite.
+
+Targets appear only when the library has the feature they drive (import formats, search, chat).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import tempfile
+import unicodedata
+from ctypes import byref, c_void_p
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+import noteskit as nk
+from noteskit import _ffi
+
+from .common import REPO
+
+CORPUS = REPO / "bindings" / "python" / "tests" / "fuzz_corpus"
+SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+
+
+def _text(data: bytes) -> str:
+    """Bytes as text the way a Python caller would have it: invalid UTF-8 becomes U+FFFD."""
+    return data.decode("utf-8", "replace")
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _split(data: bytes, parts: int) -> List[bytes]:
+    """Splits an input on 0xFE bytes into `parts` pieces (missing ones empty)."""
+    pieces = data.split(b"\xfe", parts - 1)
+    return pieces + [b""] * (parts - len(pieces))
+
+
+# ---- Targets that need only articles ----------------------------------------------------------
+
+def records_json(store: nk.Store, data: bytes) -> None:
+    """Raw bytes as the bulk-create JSON the C ABI parses (the library's own JSON parser)."""
+    before = store.articles.count()
+    out = c_void_p()
+    status = _ffi.nk_article_create_many(store.handle, data.split(b"\0", 1)[0], byref(out))
+    if status:
+        error = _ffi.last_error()
+        assert store.articles.count() == before, "a refused bulk create wrote something"
+        raise error
+    created = json.loads(ctypes.string_at(out.value))
+    _ffi.nk_free(out.value)
+    assert store.articles.count() == before + len(created)
+
+
+def article_text(store: nk.Store, data: bytes) -> None:
+    """Any text as title and content: saved literally (or refused), read back equal, found by paging."""
+    title, content, update = (_text(p) for p in _split(data, 3))
+    a = store.articles.create(title=title, content=content)
+    got = store.articles.get(a.id)
+    assert (got.title, got.content) == (title, content), "text did not round-trip"
+    assert store.articles.list(limit=1).items[0].id == a.id
+    if update:
+        b = store.articles.update(a.id, content=update)
+        assert store.articles.get(a.id).content == update == b.content
+
+
+def cursor(store: nk.Store, data: bytes) -> None:
+    """Any text as a list cursor: a page, or ValidationError naming the cursor."""
+    try:
+        store.articles.list(limit=5, after=_text(data))
+    except nk.ValidationError as e:
+        assert e.field in ("cursor", "after"), e.field  # "after" when Python refuses a NUL before the call
+        raise
+
+
+TARGETS: Dict[str, Callable[[nk.Store, bytes], None]] = {
+    "records_json": records_json,
+    "article_text": article_text,
+    "cursor": cursor,
+}
+
+
+# ---- Chat ---------------------------------------------------------------------------------------
+
+def _conversation(store: nk.Store) -> Any:
+    for c in store.conversations.iter():
+        return c
+    return store.conversations.create("fuzz")
+
+
+def message_records_json(store: nk.Store, data: bytes) -> None:
+    """Raw bytes as the bulk-insert JSON of messages (the C ABI's record reader)."""
+    conv = _conversation(store)
+    before = store.last_change_seq()
+    out = c_void_p()
+    status = _ffi.nk_message_insert_many(store.handle, conv.id, data.split(b"\0", 1)[0], byref(out))
+    if status:
+        error = _ffi.last_error()
+        assert store.last_change_seq() == before, "a refused bulk insert wrote something"
+        raise error
+    _ffi.nk_free(out.value)
+
+
+def message_text(store: nk.Store, data: bytes) -> None:
+    """Any text sent, and any text and time received: stored literally (or refused), read back equal."""
+    conv = _conversation(store)
+    text, when = (_text(p) for p in _split(data, 2))
+    m = conv.send(text)
+    assert store.messages.get(m.id).content == text
+    r = conv.receive(text, sent_at=when or None)
+    got = store.messages.get(r.id)
+    assert got.content == text and not got.from_me
+
+
+# ---- Import parsers ---------------------------------------------------------------------------
+
+def _import(fmt: str, suffix: str) -> Callable[[nk.Store, bytes], None]:
+    def target(store: nk.Store, data: bytes) -> None:
+        """The bytes as an import file: all of it imported, or a NotesError and nothing written."""
+        before = store.articles.count(), store.last_change_seq()
+        fd, name = tempfile.mkstemp(suffix=suffix, dir=SCRATCH)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            try:
+                store.import_(name, format=fmt)
+            except nk.NotesError:
+                assert (store.articles.count(), store.last_change_seq()) == before, "a refused import wrote something"
+                raise
+        finally:
+            os.unlink(name)
+    target.__name__ = f"import_{fmt}"
+    return target
+
+
+def _markdown_folder(store: nk.Store, data: bytes) -> None:
+    """The bytes as one Markdown note (front matter and body) in a folder import."""
+    before = store.articles.count(), store.last_change_seq()
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as folder:
+        Path(folder, "note.md").write_bytes(data)
+        try:
+            store.import_(folder, format="markdown")
+        except nk.NotesError:
+            assert (store.articles.count(), store.last_change_seq()) == before, "a refused import wrote something"
+            raise
+
+
+def _search_articles(store: nk.Store, data: bytes) -> None:
+    """Any text as a search query, any field and case mode. Every hit's spans lie inside the field
+    and (case-sensitive) cover the query, compared in NFC as search compares; an article holding
+    the query (in NFC: "E" + U+0340 composes to "È", which does not hold "E") is found."""
+    if store.articles.count() == 0:
+        store.articles.create_many([{"title": t, "content": c} for t, c in SEARCH_ROWS])
+    flags = data[:1]
+    query = _text(data[1:])
+    field = ("any", "title", "content")[flags[0] % 3] if flags else "any"
+    case_sensitive = bool(flags and flags[0] & 4)
+    if flags and flags[0] & 8 and query.strip():  # store the query itself, so there is a hit to check
+        store.articles.create(title="fuzz", content=f"before {query} after")
+    page = store.articles.search(query, field=field, case_sensitive=case_sensitive, limit=50)
+    for hit in page.items:
+        for name, spans in hit.spans.items():
+            text = getattr(hit.article, name)
+            for start, end in spans:
+                assert 0 <= start < end <= len(text), (name, start, end, len(text))
+                if case_sensitive:  # compared in NFC; a span may widen to whole normalization segments
+                    assert _nfc(query) in _nfc(text[start:end]), (text[start:end], query)
+    if case_sensitive and query and field != "title" and "\x00" not in query:
+        stored = [a for a in store.articles.iter() if _nfc(query) in _nfc(a.content)]  # search compares in NFC
+        if stored and not page.has_more:  # every hit is on this page
+            found = {h.article.id for h in page.items}
+            assert {a.id for a in stored} <= found, f"{query!r} is stored but not found"
+
+
+def _search_messages(store: nk.Store, data: bytes) -> None:
+    if not any(True for _ in store.conversations.iter()):
+        conv = store.conversations.create("fuzz")
+        for _, c in SEARCH_ROWS:
+            conv.send(c)
+    store.messages.search(_text(data), limit=50)
+
+
+SEARCH_ROWS = [("天气", "今天天气很好 weather is fine"), ("100%", "50% off_sale *now* \"quoted\" \\slash"),
+               ("NEAR", "a NEAR b OR c AND NOT d"), ("emoji", "😀👍🏽 family 👨‍👩‍👧"), ("İstanbul", "straße STRASSE ǅ")]
+
+
+def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
+    """Every target the loaded library can run."""
+    targets = dict(TARGETS)
+    if hasattr(store, "conversations"):
+        targets["message_records_json"] = message_records_json
+        targets["message_text"] = message_text
+    if hasattr(store, "import_"):
+        for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv")):
+            targets[f"import_{fmt}"] = _import(fmt, suffix)
+        targets["import_markdown"] = _markdown_folder
+        if hasattr(store, "conversations"):  # transcripts are chat
+            targets["import_transcript"] = _import("transcript", ".txt")
+    if hasattr(store.articles, "search"):
+        targets["search_articles"] = _search_articles
+    if hasattr(store, "messages") and hasattr(store.messages, "search"):
+        targets["search_messages"] = _search_messages
+    return targets
+
+
+def replay(name: str, store: nk.Store, data: bytes) -> Optional[str]:
+    """Runs one corpus input; returns the NotesError kind it ended in, or None when it was accepted."""
+    target = available(store)[name]
+    try:
+        target(store, data)
+    except nk.NotesError as e:
+        return e.kind
+    return None
+
+
+def corpus_files() -> List[Path]:
+    return sorted(p for p in CORPUS.glob("*/*") if p.is_file())

@@ -1,0 +1,194 @@
+"""A child process killed with SIGKILL at random moments while it writes.
+
+Modes:
+
+- ``drafts``: the child opens drafts, types into them (each keystroke written through) and saves
+  some, printing a line after each call returns. After every kill: the file opens,
+  ``PRAGMA integrity_check`` is ok, every draft the child reported is there with at least the
+  content it reported, every article it reported saved is there, and no draft is both saved and
+  still open.
+- ``import``: the child imports two versions of one large file in turn, each replacing the other
+  (each import one transaction). After every kill: integrity ok, and every article is of one and
+  the same version (each import all or nothing).
+"""
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import noteskit as nk
+
+from .common import child_env, integrity
+
+DRAFT_CHILD = r"""
+import sys, noteskit as nk
+s = nk.Store.open(sys.argv[1])
+start = int(sys.argv[2])
+for i in range(start, start + 10**9):
+    d = s.articles.new_draft(title=f"draft {i}")
+    print("draft", d.id, i, flush=True)
+    for k in range(3):
+        d.content = f"content {i} {k}"
+        print("typed", d.id, i, k, flush=True)
+    if i % 3 == 0:
+        a = d.save()
+        print("saved", a.id, i, flush=True)
+"""
+
+IMPORT_CHILD = r"""
+import sys, noteskit as nk
+s = nk.Store.open(sys.argv[1])
+files = sys.argv[3:]
+n = int(sys.argv[2])
+print("ready", flush=True)  # the parent's random clock starts here, so a kill can hit the first import
+while True:
+    print("importing", n % 2, flush=True)
+    report = s.import_(files[n % 2], on_conflict="replace")
+    print("imported", n % 2, flush=True)
+    n += 1
+"""
+
+
+def _kill_at_random(argv: List[str], rng: random.Random, low: float, high: float) -> List[str]:
+    """Starts the child, reads its lines for a random time, SIGKILLs it; returns the lines read."""
+    proc = subprocess.Popen([sys.executable, "-c", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=child_env())
+    assert proc.stdout is not None
+    lines: List[str] = []
+    first = proc.stdout.readline()  # wait until the child is writing, then give it a random time
+    if not first:
+        proc.wait()
+        raise AssertionError(f"the child died before writing: {proc.stderr.read() if proc.stderr else ''}")
+    lines.append(first)
+    deadline = time.monotonic() + rng.uniform(low, high)
+    import selectors
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    while time.monotonic() < deadline:
+        if selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    selector.close()
+    assert proc.returncode == -signal.SIGKILL, f"the child ended on its own ({proc.returncode}): {proc.stderr.read() if proc.stderr else ''}"
+    return lines
+
+
+def run_drafts(kills: int = 50, seed: int = 9, path: Optional[Path] = None) -> Dict[str, Any]:
+    rng = random.Random(seed)
+    drafts: Dict[int, tuple] = {}   # draft id -> (i, last typed k or -1)
+    saved: Dict[int, int] = {}      # article id -> i
+    with tempfile.TemporaryDirectory(prefix="nk-kill9-") as tmp:
+        db = path or Path(tmp) / "kill9.db"
+        nk.Store.open(db).close()
+        start = 0
+        for _ in range(kills):
+            for line in _kill_at_random([DRAFT_CHILD, str(db), str(start)], rng, 0.05, 0.6):
+                word, *numbers = line.split()
+                if word == "draft":
+                    drafts[int(numbers[0])] = (int(numbers[1]), -1)
+                elif word == "typed":
+                    drafts[int(numbers[0])] = (int(numbers[1]), int(numbers[2]))
+                elif word == "saved":
+                    saved[int(numbers[0])] = int(numbers[1])
+                    drafts = {d: v for d, v in drafts.items() if v[0] != int(numbers[1])}
+            check = integrity(db)
+            assert check == "ok", check
+            with nk.Store.open(db) as s:
+                open_drafts = {d.id: d for d in s.articles.drafts()}
+                titles = {a.title: a for a in s.articles.iter()}
+                for id, (i, k) in list(drafts.items()):
+                    if id not in open_drafts:  # saved, but killed before it said so
+                        assert f"draft {i}" in titles, f"draft {id} (number {i}) was lost"
+                        del drafts[id]
+                        continue
+                    d = open_drafts[id]
+                    assert d.title == f"draft {i}"
+                    if k >= 0:
+                        got = int(d.content.split()[2])
+                        assert d.content.startswith(f"content {i} ") and got >= k, (d.content, k)
+                for id, i in saved.items():
+                    a = s.articles.get(id)
+                    assert a.title == f"draft {i}" and a.content.startswith(f"content {i} "), a
+                both = [d for d in open_drafts.values() if d.title in titles]
+                assert not both, f"drafts both saved and still open: {both[:3]}"
+                # drafts the child made but was killed before reporting are there whole, or not at all
+                drafts.update({d.id: (int(d.title.split()[1]), -1) for d in open_drafts.values() if d.id not in drafts})
+                saved.update({a.id: int(a.title.split()[1]) for a in titles.values() if a.id not in saved})
+                start = max([i for i, _ in drafts.values()] + list(saved.values()) + [start - 1]) + 1
+        open_count = len(drafts)
+    return {"kills": kills, "open": open_count, "saved": len(saved), "lost": 0, "integrity": "ok"}
+
+
+def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str = "jsonl",
+               path: Optional[Path] = None) -> Dict[str, Any]:
+    """The child imports two versions of one large file (same uids, contents marked "version 0" or
+    "version 1") in turn, each replacing the other in one transaction, until it is killed. After
+    every kill every article carries one and the same version: no import was half applied."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="nk-kill9-import-") as tmp:
+        db = path or Path(tmp) / "kill9.db"
+        sources = []
+        with nk.Store.memory() as scratch:
+            made = scratch.articles.create_many({"title": f"imported {n}", "content": "x" * rng.randrange(10, 400)}
+                                                for n in range(records))
+            for version in (0, 1):
+                for a in made:
+                    scratch.articles.update(a.id, content=f"version {version} {a.title}")
+                sources.append(Path(tmp) / f"version{version}.{fmt}")
+                scratch.export(sources[-1], format=fmt)
+        nk.Store.open(db).close()
+        seen = {0: 0, 1: 0}
+        imports_done = 0
+        mid_import = 0
+        next_version = 0
+        for _ in range(kills):
+            lines = _kill_at_random([IMPORT_CHILD, str(db), str(next_version), *map(str, sources)], rng, 0.05, 2.5)
+            imports_done += sum(line.startswith("imported") for line in lines)
+            mid_import += lines[-1].startswith("importing")  # killed after an import began, before it ended
+            check = integrity(db)
+            assert check == "ok", check
+            with nk.Store.open(db) as s:
+                count = s.articles.count()
+                versions = {a.content.split()[1] for a in s.articles.iter()}
+                assert count in (0, records), f"{count} articles: an import was cut in half"
+                assert len(versions) <= 1, f"articles of versions {versions} side by side: an import was cut in half"
+                if versions:
+                    current = int(versions.pop())
+                    seen[current] += 1
+                    next_version = 1 - current
+        with nk.Store.open(db) as s:
+            final = s.articles.count()
+    return {"kills": kills, "records_per_import": records, "imports_completed": imports_done, "kills_mid_import": mid_import,
+            "kills_after_version_0": seen[0], "kills_after_version_1": seen[1], "final_articles": final,
+            "half_imports": 0, "integrity": "ok"}
+
+
+def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:
+    figures = {f"drafts_{k}": v for k, v in run_drafts(kills).items()}
+    with nk.Store.memory() as s:
+        can_import = hasattr(s, "import_") and hasattr(s, "export")
+    if can_import:
+        figures.update({f"import_{k}": v for k, v in run_import(import_kills or kills).items()})
+    return figures
+
+
+if __name__ == "__main__":
+    import argparse
+
+    from .common import show
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=50)
+    args = parser.parse_args()
+    show("kill9", run(args.kills))
