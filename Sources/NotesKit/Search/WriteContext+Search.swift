@@ -12,12 +12,19 @@ extension WriteContext {
     func indexLater(article: Article) throws {
         pendingSearch.articles = true
         pendingSearch.bytes += article.title.utf8.count + article.content.utf8.count
+        try foldIfLarge()
     }
 
     /// Notes that `messages` were just inserted.
     func indexLater(messages: [Message]) throws {
         pendingSearch.messages = true
         for m in messages { pendingSearch.bytes += m.content.utf8.count }
+        try foldIfLarge()
+    }
+
+    /// Folds in the middle of a transaction that has written ``SearchIndex/foldChunkBytes`` of text.
+    private func foldIfLarge() throws {
+        if pendingSearch.bytes >= SearchIndex.foldChunkBytes { try flushSearch() }
     }
 
     /// Notes that the record whose text was `old` changes (to a text of `newBytes`) or goes.

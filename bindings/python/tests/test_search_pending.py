@@ -151,3 +151,19 @@ def test_a_store_from_before_the_pending_set_keeps_its_index_when_opened(db_path
         assert [h.article.id for h in store.articles.search("文章")] == [b.id, a.id]
         assert [h.article.id for h in store.articles.search("之前")] == []
         assert [h.message.id for h in store.messages.search("之前")] == [m.id]
+
+
+def test_a_bulk_write_larger_than_a_fold_chunk_is_indexed_as_it_goes_and_finds_everything(tmp_path):
+    # 6 MiB of text in one transaction: the index folds in the middle (every 4 MiB) and at commit.
+    filler = "今天天气真好 the quick brown fox " * 40
+    records = [{"content": f"{filler} marker{i:05d}", "from_me": i % 2 == 0} for i in range(6_000)]
+    with nk.Store.open(tmp_path / "bulk.db") as store:
+        conv = store.conversations.create("bulk")
+        store.messages.insert_many(conv.id, records)
+        for i in (0, 2_999, 5_999):
+            [hit] = store.messages.search(f"marker{i:05d}").items
+            assert hit.message.content.endswith(f"marker{i:05d}")
+        assert len(store.messages.search("marker0").items) == 20
+        counts = sqlite3.connect(tmp_path / "bulk.db").execute(
+            "SELECT count(*) FROM search_pending").fetchone()[0]
+        assert counts == 0
