@@ -32,7 +32,7 @@ extension SearchIndex {
     static let foldBytes = 16_384
     /// A long transaction (an import, a bulk insert) folds as it goes each time it has written this
     /// much text, so that the postings built in memory by one fold stay bounded whatever its size.
-    static let foldChunkBytes = 4 << 20
+    static let foldChunkBytes = 16 << 20
 
     /// The highest id of the records the index has taken in (changed ones with their old text).
     /// O(1).

@@ -154,8 +154,8 @@ def test_a_store_from_before_the_pending_set_keeps_its_index_when_opened(db_path
 
 
 def test_a_bulk_write_larger_than_a_fold_chunk_is_indexed_as_it_goes_and_finds_everything(tmp_path):
-    # 6 MiB of text in one transaction: the index folds in the middle (every 4 MiB) and at commit.
-    filler = "今天天气真好 the quick brown fox " * 40
+    # About 20 MB of text in one transaction, past the 16 MiB fold chunk: folded before the commit.
+    filler = "今天天气真好 the quick brown fox " * 100
     records = [{"content": f"{filler} marker{i:05d}", "from_me": i % 2 == 0} for i in range(6_000)]
     with nk.Store.open(tmp_path / "bulk.db") as store:
         conv = store.conversations.create("bulk")
