@@ -111,6 +111,18 @@ func put(_ bytes: [UInt8], _ out: UnsafeMutablePointer<UnsafeMutablePointer<CCha
     out.pointee = try ownedCString(bytes)
 }
 
+/// Runs an export whose result is JSON in `char **out_json`: checks `out` first (so a NULL one never
+/// half-runs a call), then lets `write` produce the JSON and hands it out as an owned C string.
+@inline(__always)
+func callJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ write: (inout JSONWriter) throws -> Void) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_json")
+        var w = JSONWriter()
+        try write(&w)
+        try put(w.bytes, out)
+    }
+}
+
 /// A page size or similar count from the ABI, as an `Int`.
 func count(_ value: Int64) -> Int {
     Int(clamping: value)

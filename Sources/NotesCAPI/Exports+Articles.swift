@@ -7,10 +7,9 @@ public typealias OutJSON = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 @_cdecl("nk_article_create")
 public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let article = try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content"))
-        try put(JSONWriter.encode { $0.article(article) }, out)
+        w.article(article)
     }
 }
 
@@ -18,8 +17,7 @@ private let articleFields: Set<String> = ["title", "content", "uid", "created_at
 
 @_cdecl("nk_article_create_many")
 public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let store = try store(handle)
         let input = try records(recordsJSON, "records_json") { r in
             try r.onlyFields(articleFields)
@@ -27,28 +25,26 @@ public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: Unsa
                               createdAt: try r.optionalTimestamp("created_at"), updatedAt: try r.optionalTimestamp("updated_at"))
         }
         let created = try store.articles.createMany(input)
-        try put(JSONWriter.encode { $0.list(created) { $0.created($1) } }, out)
+        w.list(created) { $0.created($1) }
     }
 }
 
 @_cdecl("nk_article_get")
 public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let article = try store(handle).articles.get(id)
-        try put(JSONWriter.encode { $0.article(article) }, out)
+        w.article(article)
     }
 }
 
 @_cdecl("nk_article_update")
 public func nk_article_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ expectedRevision: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let article = try store(handle).articles.update(
             id, title: try optionalString(title, "title"), content: try optionalString(content, "content"),
             expectedRevision: expectedRevision > 0 ? expectedRevision : nil)
-        try put(JSONWriter.encode { $0.article(article) }, out)
+        w.article(article)
     }
 }
 
@@ -59,10 +55,9 @@ public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
 
 @_cdecl("nk_article_list")
 public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let page = try store(handle).articles.list(limit: count(limit), after: try optionalString(after, "after"))
-        try put(JSONWriter.encode { $0.page(page) { $0.article($1) } }, out)
+        w.page(page) { $0.article($1) }
     }
 }
 
@@ -77,58 +72,52 @@ public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePoint
 @_cdecl("nk_draft_new")
 public func nk_draft_new(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                          _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let draft = try store(handle).articles.newDraft(title: try optionalString(title, "title"),
                                                         content: try optionalString(content, "content") ?? "")
-        try put(JSONWriter.encode { $0.draft(draft) }, out)
+        w.draft(draft)
     }
 }
 
 @_cdecl("nk_draft_edit")
 public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let draft = try store(handle).articles.edit(articleID)
-        try put(JSONWriter.encode { $0.draft(draft) }, out)
+        w.draft(draft)
     }
 }
 
 @_cdecl("nk_draft_get")
 public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let draft = try store(handle).articles.draft(id)
-        try put(JSONWriter.encode { $0.draft(draft) }, out)
+        w.draft(draft)
     }
 }
 
 @_cdecl("nk_draft_list")
 public func nk_draft_list(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let drafts = try store(handle).articles.drafts()
-        try put(JSONWriter.encode { $0.list(drafts) { $0.draft($1) } }, out)
+        w.list(drafts) { $0.draft($1) }
     }
 }
 
 @_cdecl("nk_draft_update")
 public func nk_draft_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                             _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let draft = try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
                                                            content: try optionalString(content, "content"))
-        try put(JSONWriter.encode { $0.draft(draft) }, out)
+        w.draft(draft)
     }
 }
 
 @_cdecl("nk_draft_save")
 public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let article = try store(handle).articles.saveDraft(id)
-        try put(JSONWriter.encode { $0.article(article) }, out)
+        w.article(article)
     }
 }
 

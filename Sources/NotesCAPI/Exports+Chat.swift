@@ -4,37 +4,33 @@ import NotesKit
 
 @_cdecl("nk_conversation_create")
 public func nk_conversation_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let conversation = try store(handle).conversations.create(title: try string(title, "title"))
-        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+        w.conversation(conversation)
     }
 }
 
 @_cdecl("nk_conversation_get")
 public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let conversation = try store(handle).conversations.get(id)
-        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+        w.conversation(conversation)
     }
 }
 
 @_cdecl("nk_conversation_list")
 public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let page = try store(handle).conversations.list(limit: count(limit), after: try optionalString(after, "after"))
-        try put(JSONWriter.encode { $0.page(page) { $0.conversation($1) } }, out)
+        w.page(page) { $0.conversation($1) }
     }
 }
 
 @_cdecl("nk_conversation_rename")
 public func nk_conversation_rename(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let conversation = try store(handle).conversations.rename(id, title: try string(title, "title"))
-        try put(JSONWriter.encode { $0.conversation(conversation) }, out)
+        w.conversation(conversation)
     }
 }
 
@@ -46,27 +42,24 @@ public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int
 @_cdecl("nk_conversation_history")
 public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
                                     _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let page = try store(handle).messages.history(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
-        try put(JSONWriter.encode { $0.page(page) { $0.message($1) } }, out)
+        w.page(page) { $0.message($1) }
     }
 }
 
 @_cdecl("nk_message_send")
 public func nk_message_send(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let message = try store(handle).messages.send(try string(text, "content"), in: conversationID)
-        try put(JSONWriter.encode { $0.message(message) }, out)
+        w.message(message)
     }
 }
 
 @_cdecl("nk_message_receive")
 public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?,
                                _ sentAt: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let content = try string(text, "content")
         let time = try optionalString(sentAt, "sent_at").map { text in
             guard let t = Timestamp(iso8601: text) else {
@@ -76,16 +69,15 @@ public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64
             return t
         }
         let message = try store(handle).messages.receive(content, in: conversationID, sentAt: time)
-        try put(JSONWriter.encode { $0.message(message) }, out)
+        w.message(message)
     }
 }
 
 @_cdecl("nk_message_get")
 public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let message = try store(handle).messages.get(id)
-        try put(JSONWriter.encode { $0.message(message) }, out)
+        w.message(message)
     }
 }
 
@@ -99,8 +91,7 @@ private let messageFields: Set<String> = ["content", "from_me", "uid", "sent_at"
 @_cdecl("nk_message_insert_many")
 public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: Int64, _ recordsJSON: UnsafePointer<CChar>?,
                                    _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let store = try store(handle)
         let input = try records(recordsJSON, "records_json") { r in
             try r.onlyFields(messageFields)
@@ -109,6 +100,6 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
                               sentAt: try r.optionalTimestamp("sent_at"))
         }
         let created = try store.messages.insertMany(input, in: conversationID)
-        try put(JSONWriter.encode { $0.list(created) { $0.created($1) } }, out)
+        w.list(created) { $0.created($1) }
     }
 }

@@ -8,22 +8,19 @@ public typealias ProgressCallback = @convention(c) (UnsafeMutableRawPointer?, In
 @_cdecl("nk_store_export")
 public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?,
                             _ optionsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
         let given = try options(optionsJSON, allowed: ["conversation", "table"])
         let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"))
         let report = try store.export(to: path, format: format, options: options)
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
-            w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
-            w.raw(","); w.key("conversations"); w.int(Int64(report.conversations))
-            w.raw(","); w.key("messages"); w.int(Int64(report.messages))
-            w.raw(","); w.key("files"); w.int(Int64(report.files))
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
+        w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
+        w.raw(","); w.key("conversations"); w.int(Int64(report.conversations))
+        w.raw(","); w.key("messages"); w.int(Int64(report.messages))
+        w.raw(","); w.key("files"); w.int(Int64(report.files))
+        w.raw("}")
     }
 }
 
@@ -31,8 +28,7 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
 public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?,
                             _ optionsJSON: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ userData: UnsafeMutableRawPointer?,
                             _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
@@ -54,13 +50,11 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
             options.progress = { done, total in progress(userData, done, total) != 0 }
         }
         let report = try store.import(from: path, format: format, options: options)
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("created"); w.int(Int64(report.created))
-            w.raw(","); w.key("updated"); w.int(Int64(report.updated))
-            w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
-            w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("created"); w.int(Int64(report.created))
+        w.raw(","); w.key("updated"); w.int(Int64(report.updated))
+        w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
+        w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
+        w.raw("}")
     }
 }
 

@@ -6,27 +6,23 @@ import NotesKit
 @_cdecl("nk_measure_text")
 public func nk_measure_text(_ text: UnsafePointer<CChar>?, _ maxWidth: Double, _ font: UnsafePointer<CChar>?, _ size: Double,
                             _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let metrics = try measureText(try string(text, "text"), maxWidth: maxWidth,
                                       font: try optionalString(font, "font") ?? Fonts.cjkFamily, size: size)
-        try put(JSONWriter.encode { $0.metrics(metrics) }, out)
+        w.metrics(metrics)
     }
 }
 
 @_cdecl("nk_font_configuration")
 public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let xml = try Fonts.configurationXML()
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("fontconfig"); w.string(xml)
-            w.raw(","); w.key("families"); w.list(Fonts.families) { $0.string($1) }
-            w.raw(","); w.key("directory"); w.string(Fonts.directory)
-            w.raw(","); w.key("dpi"); w.number(Fonts.dpi)
-            w.raw(","); w.key("language"); w.string(Fonts.language)
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("fontconfig"); w.string(xml)
+        w.raw(","); w.key("families"); w.list(Fonts.families) { $0.string($1) }
+        w.raw(","); w.key("directory"); w.string(Fonts.directory)
+        w.raw(","); w.key("dpi"); w.number(Fonts.dpi)
+        w.raw(","); w.key("language"); w.string(Fonts.language)
+        w.raw("}")
     }
 }
 
@@ -97,10 +93,9 @@ public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: Unsaf
 
 @_cdecl("nk_layout_bubble")
 public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let bubble = try layout(handle).bubble(messageID)
-        try put(JSONWriter.encode { $0.bubble(bubble) }, out)
+        w.bubble(bubble)
     }
 }
 
@@ -129,42 +124,37 @@ public func nk_layout_prefetch(_ handle: OpaquePointer?, _ kind: UnsafePointer<C
 
 @_cdecl("nk_layout_stats")
 public func nk_layout_stats(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let s = try layout(handle).stats()
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("hits"); w.int(Int64(s.hits))
-            w.raw(","); w.key("misses"); w.int(Int64(s.misses))
-            w.raw(","); w.key("entries"); w.int(Int64(s.entries))
-            w.raw(","); w.key("bytes"); w.int(Int64(s.bytes))
-            w.raw(","); w.key("capacity_bytes"); w.int(Int64(s.capacityBytes))
-            w.raw(","); w.key("evictions"); w.int(Int64(s.evictions))
-            w.raw(","); w.key("invalidations"); w.int(Int64(s.invalidations))
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("hits"); w.int(Int64(s.hits))
+        w.raw(","); w.key("misses"); w.int(Int64(s.misses))
+        w.raw(","); w.key("entries"); w.int(Int64(s.entries))
+        w.raw(","); w.key("bytes"); w.int(Int64(s.bytes))
+        w.raw(","); w.key("capacity_bytes"); w.int(Int64(s.capacityBytes))
+        w.raw(","); w.key("evictions"); w.int(Int64(s.evictions))
+        w.raw(","); w.key("invalidations"); w.int(Int64(s.invalidations))
+        w.raw("}")
     }
 }
 
 @_cdecl("nk_layout_render_articles")
 public func nk_layout_render_articles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ path: UnsafePointer<CChar>?,
                                       _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let layout = try layout(handle)
         let ids = try ids(idsJSON, "ids_json")
         let picture = try layout.renderArticles(ids, to: try string(path, "path"))
-        try put(JSONWriter.encode { $0.picture(picture) }, out)
+        w.picture(picture)
     }
 }
 
 @_cdecl("nk_layout_render_conversation")
 public func nk_layout_render_conversation(_ handle: OpaquePointer?, _ conversationID: Int64, _ path: UnsafePointer<CChar>?,
                                           _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let layout = try layout(handle)
         let picture = try layout.renderConversation(conversationID, to: try string(path, "path"))
-        try put(JSONWriter.encode { $0.picture(picture) }, out)
+        w.picture(picture)
     }
 }
 
@@ -246,8 +236,7 @@ public func nk_rows_visible(_ handle: OpaquePointer?, _ offset: Double, _ viewpo
 
 @_cdecl("nk_keyboard_apply")
 public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         var model = KeyboardModel()
         if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
             let shown = try state.optionalBool("shown") ?? false
@@ -259,23 +248,20 @@ public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: U
         case "hide": model.hide()
         case let other: throw NotesError(.validation, "a keyboard event is \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
         }
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("shown"); w.bool(model.isShown)
-            w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
-            w.raw(","); w.key("mask_visible"); w.bool(model.maskVisible)
-            w.raw(","); w.key("mask_count"); w.int(Int64(model.maskCount))
-            w.raw(","); w.key("search_panel_offset"); w.number(model.searchPanelOffset)
-            w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
-            w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("shown"); w.bool(model.isShown)
+        w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
+        w.raw(","); w.key("mask_visible"); w.bool(model.maskVisible)
+        w.raw(","); w.key("mask_count"); w.int(Int64(model.maskCount))
+        w.raw(","); w.key("search_panel_offset"); w.number(model.searchPanelOffset)
+        w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
+        w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
+        w.raw("}")
     }
 }
 
 @_cdecl("nk_search_panel_apply")
 public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         var panel = SearchPanel()
         if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
             let name = try state.optionalString("state") ?? "hidden"
@@ -294,13 +280,11 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
         case let other:
             throw NotesError(.validation, "a search panel event is \"drag\", \"end_drag\", \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
         }
-        try put(JSONWriter.encode { w in
-            w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
-            w.raw(","); w.key("revealed"); w.number(panel.revealed)
-            w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
-            w.raw(","); w.key("offset"); w.number(panel.offset)
-            w.raw("}")
-        }, out)
+        w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
+        w.raw(","); w.key("revealed"); w.number(panel.revealed)
+        w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
+        w.raw(","); w.key("offset"); w.number(panel.offset)
+        w.raw("}")
     }
 }
 

@@ -21,24 +21,22 @@ func searchField(_ pointer: UnsafePointer<CChar>?) throws -> SearchField {
 @_cdecl("nk_article_search")
 public func nk_article_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ field: UnsafePointer<CChar>?,
                               _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let page = try store(handle).articles.search(
             try string(query, "query"), field: try searchField(field), caseSensitive: try flag(caseSensitive, "case_sensitive"),
             limit: count(limit), after: try optionalString(after, "after"))
-        try put(JSONWriter.encode { $0.page(page) { w, hit in w.hit("article", hit.spans) { $0.article(hit.record) } } }, out)
+        w.page(page) { w, hit in w.hit("article", hit.spans) { $0.article(hit.record) } }
     }
 }
 
 @_cdecl("nk_message_search")
 public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ conversationId: Int64,
                               _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let page = try store(handle).messages.search(
             try string(query, "query"), conversation: conversationId == 0 ? nil : conversationId,
             caseSensitive: try flag(caseSensitive, "case_sensitive"), limit: count(limit), after: try optionalString(after, "after"))
-        try put(JSONWriter.encode { $0.page(page) { w, hit in w.hit("message", hit.spans) { $0.message(hit.record) } } }, out)
+        w.page(page) { w, hit in w.hit("message", hit.spans) { $0.message(hit.record) } }
     }
 }
 

@@ -64,10 +64,9 @@ func store(_ handle: OpaquePointer?) throws -> Store {
 @_cdecl("nk_store_changes")
 public func nk_store_changes(_ handle: OpaquePointer?, _ since: Int64, _ limit: Int64,
                              _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let changes = try store(handle).changes(since: since, limit: count(limit))
-        try put(JSONWriter.encode { $0.list(changes) { $0.change($1) } }, out)
+        w.list(changes) { $0.change($1) }
     }
 }
 
