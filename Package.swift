@@ -21,6 +21,8 @@ let package = Package(
             pkgConfig: "pangoft2",
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
+        // The Arrow C Data / C Stream Interface structs (header only).
+        .systemLibrary(name: "CArrow"),
         .systemLibrary(
             name: "CPython",
             pkgConfig: "python3-embed",
@@ -32,7 +34,7 @@ let package = Package(
         ),
         .target(
             name: "NotesCAPI",
-            dependencies: ["NotesKit"]
+            dependencies: ["NotesKit", "CArrow"]
         ),
         .testTarget(
             name: "NotesKitTests",

@@ -56,3 +56,14 @@ def test_status_codes_in_the_header_match_the_python_error_classes():
 def test_the_library_is_self_contained():
     out = subprocess.run(["ldd", str(nk.LIBRARY_PATH)], check=True, capture_output=True, text=True).stdout
     assert not re.search(r"libswift|libFoundation|libdispatch", out), out
+
+
+def arrow_declarations(text: str) -> str:
+    start = text.index("#ifndef ARROW_C_DATA_INTERFACE")
+    end = text.index("#endif  // ARROW_C_STREAM_INTERFACE")
+    return text[start:end]
+
+
+def test_the_header_declares_the_arrow_structs_exactly_as_the_library_is_built_with():
+    built_with = (REPO / "Sources" / "CArrow" / "arrow_c_abi.h").read_text()
+    assert arrow_declarations(HEADER.read_text()) == arrow_declarations(built_with)

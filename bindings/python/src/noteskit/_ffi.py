@@ -27,6 +27,55 @@ c_int64_p = POINTER(c_int64)
 c_double_p = POINTER(c_double)
 c_void_pp = POINTER(c_void_p)
 
+# The Arrow C Data Interface and C Stream Interface structs (include/noteskit.h, "Arrow").
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ("format", c_char_p),
+    ("name", c_char_p),
+    ("metadata", c_char_p),
+    ("flags", c_int64),
+    ("n_children", c_int64),
+    ("children", POINTER(POINTER(ArrowSchema))),
+    ("dictionary", POINTER(ArrowSchema)),
+    ("release", CFUNCTYPE(None, POINTER(ArrowSchema))),
+    ("private_data", c_void_p),
+]
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+ArrowArray._fields_ = [
+    ("length", c_int64),
+    ("null_count", c_int64),
+    ("offset", c_int64),
+    ("n_buffers", c_int64),
+    ("n_children", c_int64),
+    ("buffers", POINTER(c_void_p)),
+    ("children", POINTER(POINTER(ArrowArray))),
+    ("dictionary", POINTER(ArrowArray)),
+    ("release", CFUNCTYPE(None, POINTER(ArrowArray))),
+    ("private_data", c_void_p),
+]
+
+
+class ArrowArrayStream(ctypes.Structure):
+    pass
+
+
+ArrowArrayStream._fields_ = [
+    ("get_schema", CFUNCTYPE(ctypes.c_int, POINTER(ArrowArrayStream), POINTER(ArrowSchema))),
+    ("get_next", CFUNCTYPE(ctypes.c_int, POINTER(ArrowArrayStream), POINTER(ArrowArray))),
+    ("get_last_error", CFUNCTYPE(c_void_p, POINTER(ArrowArrayStream))),
+    ("release", CFUNCTYPE(None, POINTER(ArrowArrayStream))),
+    ("private_data", c_void_p),
+]
+
+
 # typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
 nk_change_callback = CFUNCTYPE(None, c_void_p, c_char_p)
 # typedef int32_t (*nk_progress_callback)(void *user_data, int64_t done, int64_t total);
