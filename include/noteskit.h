@@ -89,7 +89,7 @@ struct ArrowArrayStream {
 #endif  // ARROW_C_STREAM_INTERFACE
 
 /* The ABI version this header describes; compare with nk_abi_version() before any other call. */
-#define NK_ABI_VERSION 1
+#define NK_ABI_VERSION 2
 
 /* Status codes. */
 #define NK_OK 0
@@ -144,9 +144,17 @@ char *nk_last_error(void);
 /* nk_store_open flags. */
 #define NK_OPEN_READ_ONLY 1 /* never create or write the file; writes fail with NK_E_READ_ONLY */
 
-/* Opens or creates the store file at path. flags: 0 or NK_OPEN_READ_ONLY.
+/* Opens or creates the store file at path. flags: 0 or NK_OPEN_READ_ONLY. mode: the permissions a
+ * new store file (and its -wal, -shm) gets, exactly, whatever the umask: 0 for owner-only (0600),
+ * else read/write bits including 0600 (e.g. 0640); an existing file keeps its mode (see
+ * nk_exposed_files). Unless read-only, removes leftovers of killed exports in the file's folder.
  * *out_store: owned, close with nk_store_close. */
-int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
+int32_t nk_store_open(const char *path, int32_t flags, int32_t mode, nk_store **out_store);
+
+/* The files of the store at path (the store, its -wal and -shm) whose permissions let other
+ * accounts do more than mode (0: owner-only 0600) allows; missing files are left out, nothing is
+ * changed. *out_json (owned): [{"path": str, "mode": permission bits}, ...]. */
+int32_t nk_exposed_files(const char *path, int32_t mode, char **out_json);
 
 /* A private in-memory store. *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open_memory(nk_store **out_store);
@@ -389,9 +397,11 @@ int32_t nk_search_panel_apply(const char *state_json, const char *event_json, ch
  * where. Missing files are NK_E_NOT_FOUND, unwritable ones NK_E_READ_ONLY. */
 
 /* Writes the store to path. A file is written beside path and renamed over it when complete; a
- * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty.
- * options_json (nullable): {"conversation"?: id (transcripts), "table"?: "articles"|"messages"
- * (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
+ * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty; a
+ * symbolic link at path is replaced, not followed. Leftovers of killed exports in path's folder
+ * are removed first. options_json (nullable): {"conversation"?: id (transcripts), "table"?:
+ * "articles"|"messages" (a single .csv file), "mode"?: file permissions (default 0600; a folder
+ * also gets x where r is given)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
 int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
                         char **out_json);
 
@@ -399,7 +409,8 @@ int32_t nk_store_export(nk_store *store, const char *path, const char *format, c
  * a cancel, any failure) nothing. options_json (nullable): {"on_conflict"?: "skip"|"replace"|"newer",
  * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts)}.
  * progress (nullable) is called with user_data as described at nk_progress_callback.
- * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's]}. */
+ * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's],
+ * "skipped_links": [paths relative to a Markdown folder of links leading outside it, not read]}. */
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 

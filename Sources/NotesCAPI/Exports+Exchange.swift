@@ -12,8 +12,13 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["conversation", "table"])
-        let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"))
+        let given = try options(optionsJSON, allowed: ["conversation", "table", "mode"])
+        let mode = try given.optionalInt("mode")
+        if let mode, !(1...0o7777).contains(mode) {
+            throw NotesError(.validation, "mode must be a file mode such as 0o640, got \(mode)", field: "mode")
+        }
+        let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"),
+                                    mode: mode.map { UInt32($0) })
         let report = try store.export(to: path, format: format, options: options)
         w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
         w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
@@ -54,6 +59,7 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         w.raw(","); w.key("updated"); w.int(Int64(report.updated))
         w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
         w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
+        w.raw(","); w.key("skipped_links"); w.list(report.skippedLinks) { w, link in w.string(link) }
         w.raw("}")
     }
 }

@@ -6,7 +6,7 @@ import Glibc
 // Library identity, memory, errors, and the store handle. See include/noteskit.h.
 
 /// Bumped whenever an export's signature or meaning changes.
-let abiVersion: Int32 = 1
+let abiVersion: Int32 = 2
 let libraryVersion: StaticString = "0.1.0"
 
 @_cdecl("nk_abi_version")
@@ -32,12 +32,33 @@ public func nk_last_error() -> UnsafeMutablePointer<CChar>? {
 let NK_OPEN_READ_ONLY: Int32 = 1
 
 @_cdecl("nk_store_open")
-public func nk_store_open(_ path: UnsafePointer<CChar>?, _ flags: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func nk_store_open(_ path: UnsafePointer<CChar>?, _ flags: Int32, _ mode: Int32,
+                          _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     call {
         let out = try outPointer(out, "out_store")
         guard flags & ~NK_OPEN_READ_ONLY == 0 else { throw NotesError(.invalidArgument, "unknown nk_store_open flags \(flags)", field: "flags") }
-        let store = try Store.open(path: try string(path, "path"), readOnly: flags & NK_OPEN_READ_ONLY != 0)
+        let store = try Store.open(path: try string(path, "path"), readOnly: flags & NK_OPEN_READ_ONLY != 0,
+                                   mode: try fileMode(mode))
         out.pointee = Handles.add(store, .store)
+    }
+}
+
+/// A mode argument: 0 for the default (owner-only), else checked by the core.
+func fileMode(_ mode: Int32) throws -> UInt32? {
+    guard mode != 0 else { return nil }
+    guard mode > 0 else { throw NotesError(.validation, "mode must be 0 (owner-only) or a file mode such as 0o640, got \(mode)", field: "mode") }
+    return UInt32(mode)
+}
+
+@_cdecl("nk_exposed_files")
+public func nk_exposed_files(_ path: UnsafePointer<CChar>?, _ mode: Int32, _ out: OutJSON?) -> Int32 {
+    callJSON(out) { w in
+        let files = try Store.exposedFiles(path: try string(path, "path"), mode: try fileMode(mode))
+        w.list(files) { w, file in
+            w.raw("{"); w.key("path"); w.string(file.path)
+            w.raw(","); w.key("mode"); w.int(Int64(file.mode))
+            w.raw("}")
+        }
     }
 }
 

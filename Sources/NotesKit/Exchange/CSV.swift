@@ -20,7 +20,7 @@ enum CSVFormat {
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
         let isFile = ExchangeFormat.fromExtension(path) == .csv && !(fileKind(path)?.isDirectory ?? false)
         if isFile {
-            let file = try OutputFile.replacing(path)
+            let file = try OutputFile.replacing(path, mode: options.fileMode)
             var report = ExportReport()
             try store.exportSnapshot { reader in
                 if options.table == "messages" {
@@ -33,7 +33,7 @@ enum CSVFormat {
             report.files = 1
             return report
         }
-        let folder = try OutputFolder(path)
+        let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
         try store.exportSnapshot { reader in
             for (name, write) in [(articlesFile, writeArticles), (messagesFile, writeMessages)] {

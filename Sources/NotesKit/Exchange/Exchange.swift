@@ -81,21 +81,33 @@ public struct ImportReport: Sendable {
     public var updated = 0
     public var skipped = 0
     public var errors: [NotesError] = []
+    /// Markdown folders: the symbolic links (paths relative to the folder) that were not read
+    /// because they lead outside the folder, or nowhere. Links leading inside it are skipped
+    /// silently: what they point to is imported under its own name.
+    public var skippedLinks: [String] = []
 
     public init() {}
 }
 
-/// Which records an export writes.
+/// Which records an export writes, and who may read them.
 public struct ExportOptions: Sendable {
     /// Transcripts: the conversation to write (needed when the store has more than one).
     public var conversation: Int64?
     /// A single `.csv` file holds one table: `"articles"` (the default) or `"messages"`.
     public var table: String?
+    /// The permissions of the files written (nil: ``FileModes/privateFile``, owner-only), exactly,
+    /// whatever the umask; an exported folder gets ``FileModes/folderMode(forFiles:)`` of it.
+    /// Read and write bits only, with read and write for the owner (see ``FileModes/fileMode(_:field:)``).
+    public var mode: UInt32?
 
-    public init(conversation: Int64? = nil, table: String? = nil) {
+    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil) {
         self.conversation = conversation
         self.table = table
+        self.mode = mode
     }
+
+    /// ``mode``, or owner-only.
+    var fileMode: UInt32 { mode ?? FileModes.privateFile }
 }
 
 /// What an export wrote: how many records of each kind, and how many files.
@@ -115,10 +127,14 @@ extension Store {
     /// The export reads one consistent snapshot (other calls on this store wait until it is done;
     /// other processes may go on writing) and runs in bounded memory, one row at a time. A
     /// file is written beside `path` and renamed over it at the end, a folder is made beside it and
-    /// renamed into place (it must be new or empty): a failed export leaves nothing behind.
+    /// renamed into place (it must be new or empty): a failed export leaves nothing behind, and the
+    /// leftovers of a killed one are removed by the next export into (or open of) that folder (see
+    /// ``TempEntries``). A symbolic link at `path` is replaced, never followed. What is written is
+    /// readable by its owner only unless `options.mode` says otherwise.
     /// O(n) in the rows written.
     public func export(to path: String, format: ExchangeFormat? = nil, options: ExportOptions = ExportOptions()) throws -> ExportReport {
         try checkPath(path)
+        _ = try FileModes.fileMode(options.mode)
         let isFolder = fileKind(path)?.isDirectory ?? false
         let format = try ExchangeFormat.resolve(format, path: path, isFolder: isFolder)
         if let table = options.table {
@@ -131,10 +147,10 @@ extension Store {
             throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation")
         }
         switch format {
-        case .json: return try NotesKitJSON.export(self, to: path)
-        case .jsonl: return try JSONLines.export(self, to: path)
+        case .json: return try NotesKitJSON.export(self, to: path, options: options)
+        case .jsonl: return try JSONLines.export(self, to: path, options: options)
         case .csv: return try CSVFormat.export(self, to: path, options: options)
-        case .markdown: return try MarkdownFolder.export(self, to: path)
+        case .markdown: return try MarkdownFolder.export(self, to: path, options: options)
         case .transcript: return try Transcript.export(self, to: path, options: options)
         }
     }

@@ -73,6 +73,21 @@ final class InputFile {
     /// Lines returned by ``nextLine()`` so far: the 1-based number of the last one.
     private(set) var lineNumber = 0
 
+    /// The file open as `fd` (taken over: closed with this object), named `path` in messages.
+    init(fd: Int32, path: String) throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = fileError("read", path)
+            close(fd)
+            throw error
+        }
+        self.path = path
+        self.fd = fd
+        self.size = Int64(info.st_size)
+        capacity = Self.chunk
+        buffer = .allocate(capacity: capacity)
+    }
+
     init(path: String) throws {
         guard let kind = fileKind(path) else { throw fileError("read", path) }
         guard !kind.isDirectory else {
@@ -158,60 +173,94 @@ final class InputFile {
 
     /// The whole (small) file, at most ``maxRecordBytes``.
     static func readAll(_ path: String) throws -> [UInt8] {
-        let file = try InputFile(path: path)
-        while try file.fill() {}
-        return Array(file.available)
+        try InputFile(path: path).readAll()
+    }
+
+    /// The rest of the (small) file, at most ``maxRecordBytes``.
+    func readAll() throws -> [UInt8] {
+        while try fill() {}
+        return Array(available)
+    }
+
+    /// The file's modification time (nil when it cannot be read or is out of range).
+    var modified: Timestamp? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let ms = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+        return Timestamp.range.contains(ms) ? Timestamp(milliseconds: ms) : nil
     }
 }
 
 // MARK: - Writing
 
-/// A file written through a buffer. Made with ``replacing(_:)`` it is written to a temporary file
-/// in the same folder and renamed over `path` by ``commit()``, so readers see the old file or the
-/// whole new one, never a part; an export that fails leaves nothing behind.
+/// A file written through a buffer. Made with ``replacing(_:mode:)`` it is written to a temporary
+/// file in the same folder (``TempEntries``: an unpredictable name, created with `O_EXCL`, locked
+/// while written) and renamed over `path` by ``commit()``, so readers see the old file or the whole
+/// new one, never a part; an export that fails leaves nothing behind, and one killed leaves a
+/// leftover the next export or open of that folder removes. A symbolic link at `path` is replaced,
+/// never written through. The file has exactly the mode given, whatever the umask.
 final class OutputFile {
     let path: String
-    /// Where the bytes go until ``commit()``; equal to `path` for a file made inside an
-    /// ``OutputFolder`` (whose folder is the temporary thing).
-    private let writingPath: String
+    /// The folder the file is written in, and whether this file closes it.
+    private let folderFD: Int32
+    private let ownsFolder: Bool
+    /// The name written to until ``commit()``, and the name it then gets (nil: stays as it is, for a
+    /// file made inside an ``OutputFolder``, whose folder is the temporary thing).
+    private let writingName: String
+    private let finalName: String?
     private var fd: Int32
     private var pending: [UInt8] = []
     private var done = false
-    private let durable: Bool
 
-    private init(path: String, writingPath: String, fd: Int32, durable: Bool) {
+    private init(path: String, folderFD: Int32, ownsFolder: Bool, writingName: String, finalName: String?, fd: Int32) {
         self.path = path
-        self.writingPath = writingPath
+        self.folderFD = folderFD
+        self.ownsFolder = ownsFolder
+        self.writingName = writingName
+        self.finalName = finalName
         self.fd = fd
-        self.durable = durable
         pending.reserveCapacity(1 << 20)
     }
 
-    /// A new file that replaces `path` on ``commit()``.
-    static func replacing(_ path: String) throws -> OutputFile {
-        if let kind = fileKind(path), kind.isDirectory {
+    /// A new file that replaces `path` on ``commit()``, with permissions `mode`.
+    static func replacing(_ path: String, mode: UInt32) throws -> OutputFile {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path")
         }
-        let folder = parentFolder(path)
-        guard let kind = fileKind(folder), kind.isDirectory else { throw fileError("write", path, ENOENT) }
-        let temp = joinPath(folder, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
-        guard fd >= 0 else { throw fileError("write", path) }
-        return OutputFile(path: path, writingPath: temp, fd: fd, durable: true)
+        let folderFD = open(parentFolder(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { throw fileError("write", path, errno == ENOTDIR ? ENOENT : errno) }
+        TempEntries.sweep(folderFD)
+        do {
+            let (name, fd) = try TempEntries.createFile(in: folderFD, mode: mode, for: path)
+            return OutputFile(path: path, folderFD: folderFD, ownsFolder: true, writingName: name, finalName: baseName(path), fd: fd)
+        } catch {
+            close(folderFD)
+            throw error
+        }
     }
 
-    /// A new file `name` inside the folder open as `folderFD`; nil when that name is taken.
-    static func creating(_ name: String, in folderFD: Int32, folderPath: String) throws -> OutputFile? {
-        let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+    /// A new file `name` with permissions `mode` inside the folder open as `folderFD`; nil when
+    /// that name is taken.
+    static func creating(_ name: String, in folderFD: Int32, folderPath: String, mode: UInt32) throws -> OutputFile? {
+        let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode_t(FileModes.privateFile))
         if fd < 0 {
             if errno == EEXIST { return nil }
             throw fileError("write", joinPath(folderPath, name))
         }
-        let path = joinPath(folderPath, name)
-        return OutputFile(path: path, writingPath: path, fd: fd, durable: false)
+        let file = OutputFile(path: joinPath(folderPath, name), folderFD: folderFD, ownsFolder: false, writingName: name, finalName: nil, fd: fd)
+        if mode != FileModes.privateFile && fchmod(fd, mode_t(mode)) != 0 {
+            let error = fileError("write", file.path)
+            file.abandon()
+            throw error
+        }
+        return file
     }
 
-    deinit { if !done { abandon() } }
+    deinit {
+        if !done { abandon() }
+        if ownsFolder { close(folderFD) }
+    }
 
     func write(_ bytes: [UInt8]) throws {
         pending.append(contentsOf: bytes)
@@ -250,15 +299,21 @@ final class OutputFile {
         }
     }
 
-    /// Writes what is buffered and puts the file in place.
+    /// Writes what is buffered and puts the file in place. A replacing file is fsync'ed and renamed
+    /// while still open, so its lock keeps other exports' sweeps off it until it is in place.
     func commit() throws {
         do {
             try flush()
-            if durable && fsync(fd) != 0 { throw fileError("write", path) }
-            let status = close(fd)
-            fd = -1
-            if status != 0 { throw fileError("write", path) }
-            if writingPath != path, rename(writingPath, path) != 0 { throw fileError("write", path) }
+            if let finalName {
+                if fsync(fd) != 0 { throw fileError("write", path) }
+                if renameat(folderFD, writingName, folderFD, finalName) != 0 { throw fileError("write", path) }
+                close(fd)
+                fd = -1
+            } else {
+                let status = close(fd)
+                fd = -1
+                if status != 0 { throw fileError("write", path) }
+            }
             done = true
         } catch {
             abandon()
@@ -266,61 +321,80 @@ final class OutputFile {
         }
     }
 
-    /// Closes and removes what was written.
+    /// Removes what was written and closes the file.
     func abandon() {
+        unlinkat(folderFD, writingName, 0)
         if fd >= 0 { close(fd) }
         fd = -1
-        unlink(writingPath)
         done = true
     }
 }
 
 /// A folder of exported files that appears at `path` whole, or not at all: the files are written
-/// into a hidden temporary folder beside it, renamed into place by ``commit()``.
+/// into a temporary folder beside it (``TempEntries``), renamed into place by ``commit()``.
 ///
-/// `path` must not exist yet or be an empty folder: an export never mixes its files with others,
-/// and never deletes anything.
+/// `path` must not exist yet, be an empty folder, or be a symbolic link (which is replaced, never
+/// followed): an export never mixes its files with others, and never deletes anything else. The
+/// folder gets ``FileModes/folderMode(forFiles:)`` of the files' mode, whatever the umask.
 final class OutputFolder {
     let path: String
     let tempPath: String
+    /// The temporary folder, open (and locked) until this object goes.
     let fd: Int32
+    private let parentFD: Int32
+    private let tempName: String
+    private let fileMode: UInt32
     private var done = false
 
-    init(_ path: String) throws {
-        if let kind = fileKind(path) {
-            guard kind.isDirectory else {
+    init(_ path: String, mode: UInt32) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                guard Self.isEmptyFolder(path) else {
+                    throw NotesError(.validation, "the folder \(path) is not empty; export into a new or empty folder", field: "path")
+                }
+            case S_IFLNK:
+                break  // replaced by the new folder on commit
+            default:
                 throw NotesError(.validation, "\(path) is a file; this format exports into a folder (a new or empty one)", field: "path")
-            }
-            guard Self.isEmptyFolder(path) else {
-                throw NotesError(.validation, "the folder \(path) is not empty; export into a new or empty folder", field: "path")
             }
         }
         let parent = parentFolder(path)
-        guard let kind = fileKind(parent), kind.isDirectory else { throw fileError("write", path, ENOENT) }
-        self.path = path
-        tempPath = joinPath(parent, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
-        guard mkdir(tempPath, 0o777) == 0 else { throw fileError("write", path) }
-        fd = open(tempPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let error = fileError("write", path)
-            rmdir(tempPath)
+        let parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parentFD >= 0 else { throw fileError("write", path, errno == ENOTDIR ? ENOENT : errno) }
+        TempEntries.sweep(parentFD)
+        do {
+            (tempName, fd) = try TempEntries.createFolder(in: parentFD, mode: FileModes.folderMode(forFiles: mode), for: path)
+        } catch {
+            close(parentFD)
             throw error
         }
+        self.path = path
+        self.parentFD = parentFD
+        self.fileMode = mode
+        tempPath = joinPath(parent, tempName)
     }
 
     deinit {
         if !done { abandon() }
         close(fd)
+        close(parentFD)
     }
 
     /// A new file named `name` (one path component), or nil when that name is taken.
     func create(_ name: String) throws -> OutputFile? {
-        try OutputFile.creating(name, in: fd, folderPath: tempPath)
+        try OutputFile.creating(name, in: fd, folderPath: tempPath, mode: fileMode)
     }
 
-    /// Moves the finished folder to `path`.
+    /// Moves the finished folder to `path` (in place of a symbolic link there).
     func commit() throws {
-        if rename(tempPath, path) != 0 {
+        let name = baseName(path)
+        var info = stat()
+        if fstatat(parentFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            unlinkat(parentFD, name, 0)
+        }
+        if renameat(parentFD, tempName, parentFD, name) != 0 {
             let error = fileError("write", path)
             abandon()
             throw error
@@ -339,7 +413,7 @@ final class OutputFolder {
         }
         closedir(dir)
         for name in names { unlinkat(fd, name, 0) }
-        rmdir(tempPath)
+        unlinkat(parentFD, tempName, AT_REMOVEDIR)
     }
 
     static func isEmptyFolder(_ path: String) -> Bool {
@@ -357,17 +431,19 @@ final class OutputFolder {
 struct FolderEntry {
     /// The name, decoded as UTF-8 (with U+FFFD for bytes that are not, when `validName` is false).
     var name: String
-    var isDirectory: Bool
+    var kind: Kind
     var validName: Bool
+
+    enum Kind { case file, folder, link }
 }
 
-/// The entries of a folder, sorted by the bytes of their names. Symbolic links and anything but
-/// regular files and folders are left out, and so are hidden names (starting with "."): an import
-/// never follows a link out of the folder it was given.
+/// The entries of a folder, sorted by the bytes of their names: regular files, folders and
+/// symbolic links (not followed: a link is listed as a link), without hidden names (starting with
+/// ".") and anything else.
 func folderEntries(_ path: String) throws -> [FolderEntry] {
     guard let dir = opendir(path) else { throw fileError("read", path) }
     defer { closedir(dir) }
-    var out: [(name: [UInt8], isDirectory: Bool)] = []
+    var out: [(name: [UInt8], kind: FolderEntry.Kind)] = []
     let folderFD = dirfd(dir)
     while let entry = readdir(dir) {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
@@ -381,12 +457,50 @@ func folderEntries(_ path: String) throws -> [FolderEntry] {
             }
         }
         guard found else { continue }
-        let type = info.st_mode & S_IFMT
-        if type == S_IFDIR || type == S_IFREG { out.append((name, type == S_IFDIR)) }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: out.append((name, .folder))
+        case S_IFREG: out.append((name, .file))
+        case S_IFLNK: out.append((name, .link))
+        default: break
+        }
     }
     out.sort { $0.name.lexicographicallyPrecedes($1.name) }
     return out.map { entry in
         let valid = String(validating: entry.name, as: UTF8.self)
-        return FolderEntry(name: valid ?? String(decoding: entry.name, as: UTF8.self), isDirectory: entry.isDirectory, validName: valid != nil)
+        return FolderEntry(name: valid ?? String(decoding: entry.name, as: UTF8.self), kind: entry.kind, validName: valid != nil)
     }
+}
+
+/// The canonical absolute path of `path` (every link resolved), or nil when it leads nowhere.
+func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// Opens the regular file `relative` ("a/b/c.md") under the folder `root` for reading, following no
+/// symbolic link on the way (each component opened with `O_NOFOLLOW`), so that a file or folder
+/// swapped for a link after the folder was listed is not read through. Returns the descriptor, or
+/// nil when a component is a link (`ELOOP`); other failures throw.
+func openBeneath(_ root: String, _ relative: String) throws -> Int32? {
+    var fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw fileError("read", root) }
+    let parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    for (n, part) in parts.enumerated() {
+        let last = n == parts.count - 1
+        let next = openat(fd, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY))
+        let code = errno
+        close(fd)
+        guard next >= 0 else {
+            if code == ELOOP || (code == ENOTDIR && !last) { return nil }
+            throw fileError("read", joinPath(root, relative), code)
+        }
+        fd = next
+    }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        close(fd)
+        throw NotesError(.validation, "\(joinPath(root, relative)) is not a regular file", field: "path")
+    }
+    return fd
 }

@@ -46,6 +46,11 @@ final class Importer {
         try tick()
     }
 
+    /// Notes a symbolic link left unread because it leads outside the folder imported (or nowhere).
+    func skippedLink(_ relative: String) {
+        report.skippedLinks.append(relative)
+    }
+
     /// Counts one record's outcome (also a conversation a transcript or CSV row brings along).
     func count(_ outcome: ImportOutcome) {
         switch outcome {

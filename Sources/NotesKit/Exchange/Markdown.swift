@@ -8,15 +8,16 @@ import Glibc
 /// Export names each file after its article's title, made safe (``SafeFileName``) and unique in
 /// the folder; every file is created inside the new folder by name (one path component, never a
 /// link), so no title can write outside it. Import reads every `.md` file under the folder
-/// (sub-folders too; hidden names and symbolic links are skipped), in name order, one file in
-/// memory at a time. A file without front matter is imported too: its title is its file name,
+/// (sub-folders too; hidden names and symbolic links are skipped, and links leading outside the
+/// folder are listed in the report), in name order, one file in memory at a time; every file is
+/// opened one path component at a time without following a link. A file without front matter is imported too: its title is its file name,
 /// its times the file's modification time. A file without a `uid` gets one derived from its path
 /// in the folder, so importing the folder again finds it.
 enum MarkdownFolder {
     // MARK: - Export
 
-    static func export(_ store: Store, to path: String) throws -> ExportReport {
-        let folder = try OutputFolder(path)
+    static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
+        let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
         var names = SafeFileName.Registry()
         try store.exportSnapshot { reader in
@@ -47,50 +48,74 @@ enum MarkdownFolder {
     static func read(_ path: String, isFolder: Bool, into importer: Importer) throws {
         guard isFolder else {
             try importer.begin(total: 1)
-            try readFile(path, relative: baseName(path), into: importer)
+            try readFile(path, relative: baseName(path), open: { try InputFile(path: path) }, into: importer)
             importer.advance(to: 1)
             return
         }
-        let files = try markdownFiles(under: path)
-        try importer.begin(total: Int64(files.count))
-        for (n, relative) in files.enumerated() {
-            try readFile(joinPath(path, relative), relative: relative, into: importer)
+        let listed = try markdownFiles(under: path)
+        for link in listed.links { importer.skippedLink(link) }
+        try importer.begin(total: Int64(listed.files.count))
+        for (n, relative) in listed.files.enumerated() {
+            try readFile(joinPath(path, relative), relative: relative, open: {
+                guard let fd = try openBeneath(path, relative) else { return nil }
+                return try InputFile(fd: fd, path: joinPath(path, relative))
+            }, into: importer)
             importer.advance(to: Int64(n + 1))
         }
     }
 
-    /// Every `.md` file under `root`, as paths relative to it, sorted. A name that is not UTF-8 is
-    /// listed too (to be reported, not silently left out).
-    static func markdownFiles(under root: String) throws -> [String] {
-        var out: [String] = []
+    /// Every `.md` file under `root`, as paths relative to it, sorted, and the symbolic links that
+    /// are not read because they lead outside `root` (or nowhere) where a Markdown file or a folder
+    /// would have been read. A name that is not UTF-8 is listed too (to be reported, not silently
+    /// left out). Links that stay inside `root` are left out: what they lead to is read under its
+    /// own name.
+    static func markdownFiles(under root: String) throws -> (files: [String], links: [String]) {
+        var files: [String] = [], links: [String] = []
+        let inside = realPath(root).map { $0 == "/" ? "/" : $0 + "/" }
+        func isMarkdown(_ name: String) -> Bool {
+            name.lowercased().hasSuffix(".md") || name.lowercased().hasSuffix(".markdown")
+        }
         func walk(_ relative: String, depth: Int) throws {
             guard depth < 64 else { return }
             let folder = relative.isEmpty ? root : joinPath(root, relative)
             for entry in try folderEntries(folder) {
                 let child = relative.isEmpty ? entry.name : relative + "/" + entry.name
-                if entry.isDirectory {
+                switch entry.kind {
+                case .folder:
                     try walk(child, depth: depth + 1)
-                } else if entry.name.lowercased().hasSuffix(".md") || entry.name.lowercased().hasSuffix(".markdown") {
-                    out.append(entry.validName ? child : "\u{FFFD}" + child)
+                case .file:
+                    if isMarkdown(entry.name) { files.append(entry.validName ? child : "\u{FFFD}" + child) }
+                case .link:
+                    let target = joinPath(folder, entry.name)
+                    if let inside, let resolved = realPath(target), resolved.hasPrefix(inside) { continue }
+                    if isMarkdown(entry.name) || fileKind(target)?.isDirectory == true {
+                        links.append(entry.validName ? child : "\u{FFFD}" + child)
+                    }
                 }
             }
         }
         try walk("", depth: 0)
-        return out
+        return (files, links)
     }
 
-    private static func readFile(_ path: String, relative: String, into importer: Importer) throws {
+    /// Reads one file, opened by `open` (nil: it turned into a symbolic link since it was listed,
+    /// and is skipped as one).
+    private static func readFile(_ path: String, relative: String, open: () throws -> InputFile?, into importer: Importer) throws {
         let location = SourceLocation(file: path, line: 1)
         guard !relative.hasPrefix("\u{FFFD}") else {
             try importer.fail(formatError("path", "the file name is not valid UTF-8; rename it"), at: location)
             return
         }
-        let bytes = try InputFile.readAll(path)
-        try importer.add(try record(bytes, path: path, relative: relative), at: location)
+        guard let file = try open() else {
+            importer.skippedLink(relative)
+            return
+        }
+        let bytes = try file.readAll()
+        try importer.add(try record(bytes, modified: file.modified, relative: relative), at: location)
     }
 
     /// The article in one file; errors carry their line in the file.
-    private static func record(_ bytes: [UInt8], path: String, relative: String) throws -> ExchangeRecord {
+    private static func record(_ bytes: [UInt8], modified: Timestamp?, relative: String) throws -> ExchangeRecord {
         try bytes.withUnsafeBufferPointer { buffer in
             if String(validating: buffer, as: UTF8.self) == nil {
                 throw NotesError(.format, "the file is not valid UTF-8", line: firstInvalidLine(buffer))
@@ -113,7 +138,6 @@ enum MarkdownFolder {
                 if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
                 title = name
             }
-            let modified = fileModified(path)
             let uid = try on { try Fields.uid(front.values["uid"] ?? DerivedUID.make(["markdown", relative])) }
             let created = try on { try front.values["created"].map { try Fields.timestamp($0, field: "created") } ?? modified }
             let updated = try on { try front.values["updated"].map { try Fields.timestamp($0, field: "updated") } ?? created }
@@ -137,14 +161,6 @@ enum MarkdownFolder {
             start = i + 1
         }
         return 1
-    }
-
-    /// The file's modification time (the time of the import's records when it cannot be read).
-    static func fileModified(_ path: String) -> Timestamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let ms = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-        return Timestamp.range.contains(ms) ? Timestamp(milliseconds: ms) : nil
     }
 }
 

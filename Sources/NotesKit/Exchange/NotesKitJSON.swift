@@ -22,8 +22,8 @@ enum NotesKitJSON {
 
     // MARK: - Export
 
-    static func export(_ store: Store, to path: String) throws -> ExportReport {
-        let file = try OutputFile.replacing(path)
+    static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
+        let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
         try store.exportSnapshot { reader in
             var w = JSONWriter(capacity: 1 << 19)

@@ -14,7 +14,7 @@ enum Transcript {
     // MARK: - Export
 
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
-        let file = try OutputFile.replacing(path)
+        let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
         try store.exportSnapshot { reader in
             let conversation: Conversation

@@ -57,17 +57,28 @@ public final class Store: @unchecked Sendable {
     /// With `readOnly`, the file must exist and is never written (every write fails with
     /// `.readOnly`); it must already have this library's schema.
     ///
+    /// A new store file is created with exactly `mode` (nil: ``FileModes/privateFile``, owner-only),
+    /// whatever the umask, and SQLite gives its `-wal` and `-shm` files the same mode. An existing
+    /// store keeps its mode: it is never chmodded (``exposedFiles(path:mode:)`` lists the files
+    /// other accounts can read). Opening a file also removes the leftovers of exports killed in its
+    /// folder (``TempEntries``), unless `readOnly`.
+    ///
     /// Fails with `.storage` for a folder or an unreachable path, `.corrupt` for a file that is not
-    /// a database, and `.schema` for a database that is not a NotesKit store or was written by a
-    /// newer NotesKit (such a file is never altered).
-    public static func open(path: String, readOnly: Bool = false) throws -> Store {
+    /// a database, `.schema` for a database that is not a NotesKit store or was written by a
+    /// newer NotesKit (such a file is never altered), and `.validation` for a bad `mode`.
+    public static func open(path: String, readOnly: Bool = false, mode: UInt32? = nil) throws -> Store {
         guard !path.isEmpty else { throw NotesError(.invalidArgument, "the store path is empty") }
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
+        let mode = try FileModes.fileMode(mode)
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw NotesError(.storage, "cannot open \(NotesError.shown(path)): it is a folder, not a store file")
         }
         try refuseTinyFile(path, size: info.st_size)
+        if !readOnly && path != ":memory:" {
+            TempEntries.sweep(folderOf: path)
+            try createStoreFile(path, mode: mode)
+        }
         return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly)
     }
 

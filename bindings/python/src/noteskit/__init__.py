@@ -20,6 +20,7 @@ from .exchange import ExportReport, ImportReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
+from .privacy import ExposedFile, PrivacyWarning, exposed_files
 from .store import Articles, Draft, Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
@@ -41,7 +42,7 @@ __all__ = [
     "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
-    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
-    "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
-    "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
+    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "ExposedFile", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
+    "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "PrivacyWarning", "ReadOnlyError", "SchemaError",
+    "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files", "library_version",
 ]

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 
 from .errors import InvalidArgumentError, LibraryError, NotesError, ValidationError, error_from
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 LIBRARY_NAME = "libNotesCAPI.so"
 
 c_int32_p = POINTER(c_int32)
@@ -142,9 +142,11 @@ nk_free = _declare("nk_free", None, c_void_p)
 nk_last_error = _declare("nk_last_error", c_void_p)
 
 # ---- Store --------------------------------------------------------------------------------------
-# int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
-nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_int32, c_void_pp)
+# int32_t nk_store_open(const char *path, int32_t flags, int32_t mode, nk_store **out_store);
+nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_int32, c_int32, c_void_pp)
 NK_OPEN_READ_ONLY = 1
+# int32_t nk_exposed_files(const char *path, int32_t mode, char **out_json);
+nk_exposed_files = _declare("nk_exposed_files", c_int32, c_char_p, c_int32, c_void_pp)
 # int32_t nk_store_open_memory(nk_store **out_store);
 nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
 # int32_t nk_store_close(nk_store *store);

@@ -10,7 +10,7 @@ All parsing and writing happens in the library; this module marshals the argumen
 1
 >>> with nk.Store.memory() as store:
 ...     store.import_(os.path.join(folder, "backup.json"))
-ImportReport(created=1, updated=0, skipped=0, errors=())
+ImportReport(created=1, updated=0, skipped=0, errors=(), skipped_links=())
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Un
 
 from . import _ffi
 from .errors import FormatError, InvalidArgumentError, error_from
+from .privacy import file_mode
 
 if TYPE_CHECKING:
     from .store import Store
@@ -42,7 +43,9 @@ class ImportReport:
     ``created``, ``updated`` (``on_conflict="replace"`` or ``"newer"``) and ``skipped`` (the uid
     was there already and the policy, or identical content, kept the stored record) count records;
     ``errors`` holds the malformed records left out with ``on_error="skip"``, each a
-    :class:`FormatError` with ``file``, ``line`` and ``field``.
+    :class:`FormatError` with ``file``, ``line`` and ``field``. ``skipped_links`` lists the
+    symbolic links of a Markdown folder (paths relative to it) that were not read because they
+    lead outside the folder, or nowhere.
 
     >>> import os, tempfile, noteskit as nk
     >>> path = os.path.join(tempfile.mkdtemp(), "backup.json")
@@ -60,6 +63,7 @@ class ImportReport:
     updated: int
     skipped: int
     errors: Tuple[FormatError, ...] = ()
+    skipped_links: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ def _options(options: Dict[str, Any]) -> Optional[bytes]:
 
 def export(store: "Store", path: PathLike, format: Optional[str] = None, **options: Any) -> ExportReport:
     """See :meth:`noteskit.Store.export`."""
+    if options.get("mode") is not None:
+        options["mode"] = file_mode(options["mode"])
     data = _ffi.call_json(_ffi.nk_store_export, store.handle, _path(path), _ffi.optional_text(format, "format"),
                           _options(options))
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
@@ -136,4 +142,5 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_con
         raise error
     data = _ffi.take_json(out.value)
     errors = tuple(error_from(e) for e in data["errors"])
-    return ImportReport(data["created"], data["updated"], data["skipped"], errors)  # type: ignore[arg-type]
+    return ImportReport(data["created"], data["updated"], data["skipped"], errors,  # type: ignore[arg-type]
+                        tuple(data["skipped_links"]))

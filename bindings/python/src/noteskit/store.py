@@ -14,6 +14,7 @@ from . import _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .chat import Conversations, Messages
 from .models import Article, Change, Page, SearchHit, format_time, parse_time, walk
+from .privacy import file_mode, make_private_folder, warn_if_exposed
 
 if TYPE_CHECKING:
     from .exchange import ExportReport, ImportReport
@@ -26,7 +27,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 def default_store_path() -> Path:
     """The embedded default store: ``$XDG_DATA_HOME/noteskit/notes.db`` (``~/.local/share`` when unset).
 
-    The folder is created when missing. The command line uses it when ``--db`` is not given.
+    The folder is created when missing, readable by its owner only (0o700, whatever the umask; an
+    existing folder is left as it is). The command line uses it when ``--db`` is not given.
 
     >>> import os, noteskit as nk
     >>> os.environ["XDG_DATA_HOME"] = "/tmp/noteskit-example"
@@ -36,7 +38,7 @@ def default_store_path() -> Path:
     """
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     folder = Path(base) / "noteskit"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     return folder / "notes.db"
 
 
@@ -68,12 +70,17 @@ class Store:
         self.messages = Messages(self)
 
     @classmethod
-    def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None) -> "Store":
+    def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None,
+             mode: Optional[int] = None) -> "Store":
         """Opens the store file at ``path``, creating it if it does not exist.
 
         With ``read_only=True`` the file must exist and is never written: every write raises
         :class:`ReadOnlyError`. With ``max_size_bytes``, the store is capped at that size (see
         :meth:`set_max_size`).
+
+        A new store (and its ``-wal``/``-shm`` files) is readable by its owner only (0o600) unless
+        ``mode`` (e.g. ``0o640``) shares it on purpose, whatever the umask. An existing store keeps
+        its mode; if other accounts can read it beyond ``mode``, one :class:`PrivacyWarning` says so.
 
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
@@ -82,8 +89,14 @@ class Store:
         text = os.fspath(path)
         out = c_void_p()
         flags = _ffi.NK_OPEN_READ_ONLY if read_only else 0
-        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, byref(out)))
-        return cls._opened(out.value or 0, text, max_size_bytes)
+        _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, file_mode(mode), byref(out)))
+        store = cls._opened(out.value or 0, text, max_size_bytes)
+        try:
+            warn_if_exposed(text, mode, stacklevel=2)
+        except BaseException:  # a warning turned into an error (-W error): no store left open
+            store.close()
+            raise
+        return store
 
     @classmethod
     def memory(cls, *, max_size_bytes: Optional[int] = None) -> "Store":
@@ -155,8 +168,11 @@ class Store:
         ``.jsonl``, ``.csv``, ``.txt``). A folder needs it: ``"markdown"`` (one ``.md`` file per
         article) or ``"csv"`` (``articles.csv`` and ``messages.csv``); the folder must be new or
         empty. Options: ``table="messages"`` for a single ``.csv`` file of messages,
-        ``conversation=`` (an id) for a transcript. A file is written beside ``path`` and renamed
-        over it when complete: a failed export leaves nothing behind. Runs in bounded memory.
+        ``conversation=`` (an id) for a transcript, ``mode=`` (e.g. ``0o644``) for files others may
+        read: by default what is written is readable by its owner only (files 0o600, folders
+        0o700). A file is written beside ``path`` and renamed over it when complete: a failed
+        export leaves nothing behind, a killed one nothing the next export into that folder keeps.
+        A symbolic link at ``path`` is replaced, not followed. Runs in bounded memory.
         """
         from .exchange import export
 
