@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import unicodedata
+import warnings
 from datetime import datetime
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple
 
@@ -26,6 +27,7 @@ from . import __version__
 from ._display import highlight, merge_spans
 from .errors import NotesError
 from .models import Article, Conversation, Message
+from .privacy import PrivacyWarning, exposed_files, exposed_folder, file_mode
 from .store import Store, default_store_path
 
 Handler = Callable[[Store, argparse.Namespace], None]
@@ -391,12 +393,35 @@ def cmd_export(store: Store, args: argparse.Namespace) -> None:
     options = _transcript_options(store, args, importing=False)
     if args.table:
         options["table"] = args.table
+    if args.mode is not None:
+        options["mode"] = args.mode
     report = store.export(args.path, args.format, **options)
     if args.json:
         print(json.dumps(record_dict(report)))
     else:
         print(f"exported {report.articles} articles, {report.drafts} drafts, {report.conversations} conversations "
               f"and {report.messages} messages to {args.path} ({report.files} file{'s' if report.files != 1 else ''})")
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Lists the store's files (and the default data folder) other accounts can read; changes nothing.
+
+    Exit status 1 when it lists anything, so that a script can check.
+    """
+    found: List[str] = []
+    if args.db != ":memory:":
+        found += [f"{f.path}: mode {f.mode:o}, readable by other accounts; private: chmod 600 {f.path}"
+                  for f in exposed_files(args.db)]
+        if args.default_db:
+            folder = exposed_folder(os.path.dirname(args.db))
+            if folder:
+                found.append(f"{folder.path}: mode {folder.mode:o}, other accounts can list it; "
+                             f"private: chmod 700 {folder.path}")
+    for line in found:
+        print(line)
+    if not found:
+        print(f"{args.db}: private (only its owner can read it)" if os.path.exists(args.db) else f"{args.db}: no store yet")
+    return 1 if found else 0
 
 
 def cmd_import(store: Store, args: argparse.Namespace) -> None:
@@ -567,6 +592,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
     export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
     export.add_argument("--table", choices=("articles", "messages"), help="which table a single .csv file holds")
+    export.add_argument("--mode", type=_octal_mode, metavar="OCTAL",
+                        help="permissions of what is written, e.g. 640 or 644 (default: 600, the owner only; "
+                             "a folder also gets x where r is given)")
 
     import_ = command("import", cmd_import, "import a file or folder in one transaction (again: nothing changes)")
     import_.add_argument("path", help="the file or folder to import")
@@ -590,14 +618,34 @@ def build_parser() -> argparse.ArgumentParser:
     heights = command("heights", cmd_heights, "row heights of articles (or of a conversation's bubbles), measured with Pango")
     article_selection(heights)
 
+    doctor = commands.add_parser("doctor", parents=[common], help="list the store's files other accounts can read",
+                                 description="Lists the store's files (the store, its -wal and -shm, and the default "
+                                             "data folder) that other accounts can read. Changes nothing; exit status 1 "
+                                             "when it lists anything.")
+    doctor.set_defaults(handler=None)
+
     render = command("render", cmd_render, "draw article rows (or a conversation) into a PNG")
     render.add_argument("output", metavar="OUT.png", help="the PNG file to write")
     article_selection(render)
     return parser
 
 
+def _octal_mode(text: str) -> int:
+    try:
+        return file_mode(int(text, 8))
+    except (ValueError, NotesError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file mode such as 600, 640 or 644") from None
+
+
 def open_store(path: str) -> Store:
-    return Store.memory() if path == ":memory:" else Store.open(path)
+    if path == ":memory:":
+        return Store.memory()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyWarning)
+        store = Store.open(path)
+    for warning in caught:
+        print(f"noteskit: warning: {warning.message}", file=sys.stderr)
+    return store
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -611,8 +659,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     db = getattr(args, "db", None)
     args.db = str(default_store_path()) if db is None else db
+    args.default_db = db is None
     args.json = getattr(args, "json", False)
     try:
+        if args.handler is None:
+            return cmd_doctor(args)
         with open_store(args.db) as store:
             args.handler(store, args)
         sys.stdout.flush()

@@ -79,9 +79,10 @@ def warn_if_exposed(path: str, mode: Optional[int], stacklevel: int) -> None:
     if files:
         names = ", ".join(str(f) for f in files)
         allowed = PRIVATE_FILE if mode is None else mode
+        paths = " ".join(f.path for f in files)
         warnings.warn(f"other accounts can read this store: {names}; NotesKit leaves existing files as they are. "
-                      f"Make them private with chmod {allowed:o}, or open with mode=0o{files[0].mode & 0o666:o} "
-                      f"to accept it", PrivacyWarning, stacklevel=stacklevel + 1)
+                      f"Make them private with `chmod {allowed:o} {paths}`, or open with "
+                      f"mode=0o{files[0].mode & 0o666:o} to accept it", PrivacyWarning, stacklevel=stacklevel + 1)
 
 
 def exposed_folder(path: "os.PathLike[str] | str") -> Optional[ExposedFile]:
