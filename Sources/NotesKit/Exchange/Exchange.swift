@@ -135,7 +135,7 @@ extension Store {
     public func export(to path: String, format: ExchangeFormat? = nil, options: ExportOptions = ExportOptions()) throws -> ExportReport {
         try checkPath(path)
         _ = try FileModes.fileMode(options.mode)
-        let isFolder = fileKind(path)?.isDirectory ?? false
+        let isFolder = fileKind(path, followingLinks: false)?.isDirectory ?? false  // a link is replaced, not followed
         let format = try ExchangeFormat.resolve(format, path: path, isFolder: isFolder)
         if let table = options.table {
             guard format == .csv else { throw NotesError(.validation, "table applies to a single .csv file, not to \(format.rawValue)", field: "table") }

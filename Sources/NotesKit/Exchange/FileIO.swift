@@ -19,10 +19,11 @@ func fileError(_ what: String, _ path: String, _ code: Int32 = errno) -> NotesEr
     return NotesError(kind, "cannot \(what) \(path): \(reason)", field: "path")
 }
 
-/// What is at `path`: nil when nothing is, else whether it is a folder (symbolic links followed).
-func fileKind(_ path: String) -> (isDirectory: Bool, size: Int64)? {
+/// What is at `path`: nil when nothing is, else whether it is a folder (symbolic links followed,
+/// unless `followingLinks` is false: then a link is not a folder).
+func fileKind(_ path: String, followingLinks: Bool = true) -> (isDirectory: Bool, size: Int64)? {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
     return ((info.st_mode & S_IFMT) == S_IFDIR, Int64(info.st_size))
 }
 
