@@ -63,6 +63,7 @@ def run_corruption(rounds: int = 200, seed: int = 11) -> Dict[str, Any]:
                 damaged[p * page:(p + 1) * page] = rng.randbytes(page)
             target = Path(tmp) / f"damaged-{r}.db"
             target.write_bytes(bytes(damaged))
+            target.chmod(0o600)  # a private copy, as the store it damages (no PrivacyWarning)
             try:
                 _read_everything(target)
                 outcome = "readable"

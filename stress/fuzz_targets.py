@@ -151,6 +151,44 @@ def _markdown_folder(store: nk.Store, data: bytes) -> None:
             raise
 
 
+LINK_NAMES = ["a.md", "b.markdown", "sub", "deep", "loop.md", "x.MD", "天气.md", "space name.md", "n"]
+LINK_TARGETS = ["..", "../..", "/", ".", "a.md", "sub", "sub/a.md", "../outside", "../outside/secret.md",
+                "../in/a.md", "../../in", "loop.md", "nowhere.md", "deep/../../outside/secret.md", "{outside}",
+                "{outside}/secret.md", "{root}/a.md", "{root}", "/etc/passwd", "/proc/self/cwd"]
+
+
+def _markdown_links(store: nk.Store, data: bytes) -> None:
+    """The bytes as a folder tree of notes, sub-folders and symbolic links (to places inside and
+    outside the folder, relative and absolute, loops, nowhere), imported: every outcome is an import
+    or a NotesError, and nothing outside the folder is ever read."""
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as tmp:
+        root, outside = Path(tmp, "in"), Path(tmp, "outside")
+        root.mkdir()
+        outside.mkdir()
+        (outside / "secret.md").write_text("---\ntitle: secret\n---\n\nSECRET outside")
+        folders = [root]
+        for i in range(0, len(data) - 2, 3):
+            kind, name, target = data[i] % 4, LINK_NAMES[data[i + 1] % len(LINK_NAMES)], data[i + 2]
+            where = folders[target % len(folders)] if kind != 3 else folders[-1]
+            path = where / name
+            if os.path.lexists(path):
+                continue
+            if kind == 0:
+                path.write_text(f"note {i}")
+            elif kind == 1:
+                path.mkdir()
+                folders.append(path)
+            else:
+                link = LINK_TARGETS[target % len(LINK_TARGETS)].format(outside=outside, root=root)
+                os.symlink(link, path)
+        try:
+            report = store.import_(root, format="markdown")
+        finally:
+            contents = [a.content for a in store.articles.iter()]
+        assert not any("SECRET" in c for c in contents), "a link out of the folder was read through"
+        assert all(not link.startswith("/") and ".." not in link.split("/") for link in report.skipped_links)
+
+
 def _search_articles(store: nk.Store, data: bytes) -> None:
     """Any text as a search query, any field and case mode. Every hit's spans lie inside the field
     and (case-sensitive) cover the query, compared in NFC as search compares; an article holding
@@ -200,6 +238,7 @@ def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
         for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv")):
             targets[f"import_{fmt}"] = _import(fmt, suffix)
         targets["import_markdown"] = _markdown_folder
+        targets["import_markdown_links"] = _markdown_links
         if hasattr(store, "conversations"):  # transcripts are chat
             targets["import_transcript"] = _import("transcript", ".txt")
     if hasattr(store.articles, "search"):

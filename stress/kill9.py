@@ -10,6 +10,10 @@ Modes:
 - ``import``: the child imports two versions of one large file in turn, each replacing the other
   (each import one transaction). After every kill: integrity ok, and every article is of one and
   the same version (each import all or nothing).
+- ``export``: the child exports a store to a JSON file and to a Markdown folder in turn, over and
+  over. After every kill: what is at the targets is whole (the old export or the new one), what
+  the killed export left beside them is readable by the owner only, and the next export into that
+  folder leaves no leftover.
 """
 from __future__ import annotations
 
@@ -53,6 +57,21 @@ while True:
     report = s.import_(files[n % 2], on_conflict="replace")
     print("imported", n % 2, flush=True)
     n += 1
+"""
+
+
+EXPORT_CHILD = r"""
+import shutil, sys, noteskit as nk
+s = nk.Store.open(sys.argv[1], read_only=True)
+out = sys.argv[2]
+print("ready", flush=True)
+while True:
+    print("exporting json", flush=True)
+    s.export(out + "/backup.json")
+    print("removing vault", flush=True)
+    shutil.rmtree(out + "/vault", ignore_errors=True)
+    print("exporting markdown", flush=True)
+    s.export(out + "/vault", format="markdown")
 """
 
 
@@ -174,12 +193,47 @@ def run_import(kills: int = 50, records: int = 20_000, seed: int = 10, fmt: str 
             "half_imports": 0, "integrity": "ok"}
 
 
+def run_export(kills: int = 50, records: int = 3_000, seed: int = 11, path: Optional[Path] = None) -> Dict[str, Any]:
+    """The child exports one store to ``backup.json`` and to the folder ``vault`` in turn until it
+    is killed. After every kill: the targets hold a whole export (or none yet), any leftover of the
+    killed export is owner-only (0600 files, 0700 folders), and the next export into that folder
+    (here by another process, the parent) removes every leftover."""
+    import stat
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="nk-kill9-export-") as tmp:
+        db = path or Path(tmp) / "kill9.db"
+        with nk.Store.open(db) as s:
+            s.articles.create_many({"title": f"exported {n}", "content": "x" * rng.randrange(10, 2000)} for n in range(records))
+        out = Path(tmp) / "out"
+        out.mkdir()
+        with_leftover = 0
+        for _ in range(kills):
+            lines = _kill_at_random([EXPORT_CHILD, str(db), str(out)], rng, 0.05, 1.5)
+            leftovers = [p for p in out.iterdir() if p.name.startswith(".noteskit-")]
+            with_leftover += bool(leftovers)
+            for p in leftovers:
+                bits = stat.S_IMODE(p.lstat().st_mode)
+                assert not p.is_symlink() and bits == (0o700 if p.is_dir() else 0o600), (p.name, oct(bits))
+                assert all(stat.S_IMODE(q.lstat().st_mode) == 0o600 for q in p.rglob("*")), p.name
+            if (out / "backup.json").exists():
+                assert len(json.loads((out / "backup.json").read_text())["articles"]) == records
+            if (out / "vault").exists() and not lines[-1].startswith("removing"):
+                assert len(list((out / "vault").iterdir())) == records, "a half-written Markdown folder is in place"
+            with nk.Store.open(db, read_only=True) as s:
+                s.export(out / "next.json")
+            left = [p.name for p in out.iterdir() if p.name.startswith(".noteskit-")]
+            assert not left, f"leftovers survived the next export: {left}"
+    return {"kills": kills, "records": records, "kills_leaving_a_leftover": with_leftover, "leftovers_after_next_export": 0}
+
+
 def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:
     figures = {f"drafts_{k}": v for k, v in run_drafts(kills).items()}
     with nk.Store.memory() as s:
         can_import = hasattr(s, "import_") and hasattr(s, "export")
     if can_import:
         figures.update({f"import_{k}": v for k, v in run_import(import_kills or kills).items()})
+        figures.update({f"export_{k}": v for k, v in run_export(import_kills or kills).items()})
     return figures
 
 

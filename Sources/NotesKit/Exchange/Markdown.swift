@@ -71,7 +71,8 @@ enum MarkdownFolder {
     /// own name.
     static func markdownFiles(under root: String) throws -> (files: [String], links: [String]) {
         var files: [String] = [], links: [String] = []
-        let inside = realPath(root).map { $0 == "/" ? "/" : $0 + "/" }
+        let rootPath = realPath(root)
+        let inside = rootPath.map { $0 == "/" ? "/" : $0 + "/" }
         func isMarkdown(_ name: String) -> Bool {
             name.lowercased().hasSuffix(".md") || name.lowercased().hasSuffix(".markdown")
         }
@@ -87,7 +88,7 @@ enum MarkdownFolder {
                     if isMarkdown(entry.name) { files.append(entry.validName ? child : "\u{FFFD}" + child) }
                 case .link:
                     let target = joinPath(folder, entry.name)
-                    if let inside, let resolved = realPath(target), resolved.hasPrefix(inside) { continue }
+                    if let inside, let resolved = realPath(target), resolved == rootPath || resolved.hasPrefix(inside) { continue }
                     if isMarkdown(entry.name) || fileKind(target)?.isDirectory == true {
                         links.append(entry.validName ? child : "\u{FFFD}" + child)
                     }

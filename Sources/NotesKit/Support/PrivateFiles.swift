@@ -68,7 +68,7 @@ func createStoreFile(_ path: String, mode: UInt32) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(FileModes.privateFile))
     guard fd >= 0 else {
         if errno == EEXIST { return }  // made by another process in the meantime
-        throw NotesError(.storage, "cannot create the store \(NotesError.shown(path)): \(String(cString: strerror(errno)))", field: "path")
+        throw NotesError(.storage, "cannot open \(NotesError.shown(path)): cannot create the file: \(String(cString: strerror(errno)))")
     }
     defer { close(fd) }
     if fchmod(fd, mode_t(mode)) != 0 {

@@ -56,6 +56,7 @@ def test_another_applications_database_is_refused_and_not_altered(tmp_path):
 def test_an_empty_file_becomes_a_new_store(tmp_path):
     path = tmp_path / "empty.db"
     path.write_bytes(b"")
+    path.chmod(0o600)  # an existing file keeps its mode: make it private
     with nk.Store.open(path) as s:
         assert s.articles.count() == 0
 

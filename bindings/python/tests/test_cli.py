@@ -175,7 +175,7 @@ def test_import_reads_the_sample_data_once_and_a_second_time_changes_nothing(db_
     assert "62 created, 0 updated, 0 skipped" in first.stdout
     assert "import" in first.stderr and "100%" in first.stderr  # the progress bar
     again = json_lines(ok("import", str(SAMPLE), "--json", "--quiet", db=db_path))
-    assert again == [{"created": 0, "updated": 0, "skipped": 62, "errors": []}]
+    assert again == [{"created": 0, "updated": 0, "skipped": 62, "errors": [], "skipped_links": []}]
     assert len(json_lines(ok("list", "--all", "--json", db=db_path))) == 28
     assert [c["title"] for c in json_lines(ok("chat", "list", "--json", db=db_path))] == ["Book club", "妈妈", "Alice"]
 

@@ -372,6 +372,8 @@ def test_a_markdown_import_skips_and_reports_links_that_lead_outside_the_folder(
     os.symlink(tmp_path / "nowhere.md", notes / "dangling.md")        # nowhere
     os.symlink(notes / "mine.md", notes / "inside.md")                # inside: its target is read anyway
     os.symlink(notes / "sub", notes / "inside-folder")                # inside, a folder
+    os.symlink(".", notes / "sub" / "itself")                         # inside: the folder itself, no loop
+    os.symlink("..", notes / "sub" / "up")                            # inside: the folder imported
     os.symlink(outside / "private.md", notes / "picture.png")         # would not be read anyway
     with nk.Store.memory() as store:
         report = store.import_(notes, format="markdown")

@@ -56,3 +56,8 @@ def test_killing_an_import_at_random_moments_leaves_all_of_it_or_none(db_path):
     figures = kill9.run_import(kills=3, records=5_000, path=db_path)
     assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
     assert figures["final_articles"] in (0, 5_000)
+
+
+def test_killing_an_export_at_random_moments_leaves_whole_targets_and_no_leftover_past_the_next_export():
+    figures = kill9.run_export(kills=4, records=1_000)
+    assert figures["leftovers_after_next_export"] == 0 and figures["kills"] == 4

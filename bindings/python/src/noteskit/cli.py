@@ -432,6 +432,8 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
                                progress=progress, **_transcript_options(store, args, importing=True))
     for error in report.errors:
         print(f"skipped: {error}", file=sys.stderr)
+    for link in report.skipped_links:
+        print(f"skipped: {link} is a link leading outside {args.path} (not read)", file=sys.stderr)
     if args.json:
         print(json.dumps({**{k: v for k, v in record_dict(report).items() if k != "errors"},
                           "errors": [str(e) for e in report.errors]}, ensure_ascii=False))

@@ -37,12 +37,26 @@ class PrivacyWarning(UserWarning):
     Nothing was changed (an existing store is never chmodded). Make it private with ``chmod 600`` on
     the files named, or accept it by opening with that ``mode=``; ``noteskit doctor`` lists such
     files. Silence it like any warning: ``warnings.simplefilter("ignore", nk.PrivacyWarning)``.
+
+    >>> import os, tempfile, warnings, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.db")
+    >>> nk.Store.open(path).close(); os.chmod(path, 0o644)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     nk.Store.open(path).close()
+    >>> [w.category.__name__ for w in caught]
+    ['PrivacyWarning']
     """
 
 
 @dataclass(frozen=True)
 class ExposedFile:
-    """A file other accounts can read (or write): its path and permission bits (``0o644``)."""
+    """A file other accounts can read (or write): its path and permission bits (``0o644``).
+
+    >>> import noteskit as nk
+    >>> print(nk.ExposedFile("/home/me/notes.db", 0o644))
+    /home/me/notes.db (mode 644)
+    """
 
     path: str
     mode: int
@@ -66,6 +80,14 @@ def exposed_files(path: "os.PathLike[str] | str", mode: Optional[int] = None) ->
     """The files of the store at ``path`` (the store, its ``-wal`` and ``-shm``) other accounts can
     read or write beyond what ``mode`` (default: owner-only, 0o600) allows. Missing files are left
     out; nothing is changed.
+
+    >>> import os, tempfile, noteskit as nk
+    >>> path = os.path.join(tempfile.mkdtemp(), "shared.db")
+    >>> with nk.Store.open(path, mode=0o640):
+    ...     [(os.path.basename(f.path), oct(f.mode)) for f in nk.exposed_files(path)]
+    [('shared.db', '0o640'), ('shared.db-wal', '0o640'), ('shared.db-shm', '0o640')]
+    >>> nk.exposed_files(path, mode=0o640)
+    []
     """
     rows = _ffi.call_json(_ffi.nk_exposed_files, _ffi.text(os.fspath(path), "path"), file_mode(mode))
     return [ExposedFile(r["path"], r["mode"]) for r in rows]
