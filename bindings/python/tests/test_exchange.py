@@ -652,7 +652,8 @@ def test_a_markdown_import_does_not_follow_links_out_of_the_folder(tmp_path, sto
     write(folder / "mine.md", "mine")
     os.symlink(secret, folder / "link-to-folder")
     os.symlink(secret / "private.md", folder / "link.md")
-    assert store.import_(folder, format="markdown").created == 1
+    report = store.import_(folder, format="markdown")
+    assert report.created == 1 and report.skipped_links == ("link-to-folder", "link.md")
     assert [a.title for a in store.articles] == ["mine"]
 
 

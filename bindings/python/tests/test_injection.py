@@ -1,6 +1,8 @@
 """SQL, FTS and path syntax in every string field is literal data."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import noteskit as nk
@@ -72,6 +74,37 @@ def test_titles_with_paths_export_only_inside_the_target_folder_and_import_back_
         other.import_(target, format=fmt)
         assert sorted(a.title for a in other.articles.iter()) == sorted(TRAVERSAL_TITLES)
         assert sorted(a.content for a in other.articles.iter()) == sorted(f"body of {t}" for t in TRAVERSAL_TITLES)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "csv"])
+def test_a_target_folder_that_is_a_symlink_is_replaced_and_nothing_is_written_through_it(tmp_path, store, fmt):
+    _needs_exchange(store)
+    outer, victim = tmp_path / "outer", tmp_path / "victim"
+    outer.mkdir()
+    victim.mkdir()
+    os.symlink(victim, outer / "notes")
+    os.symlink(victim, outer / "escape")  # what "../escape" would reach, were names joined naively
+    store.articles.create_many([{"title": t, "content": f"body of {t}"} for t in TRAVERSAL_TITLES])
+    store.export(outer / "notes", format=fmt)
+    assert os.listdir(victim) == [] and (outer / "escape").is_symlink()
+    assert not (outer / "notes").is_symlink() and (outer / "notes").is_dir()
+    assert sorted(os.listdir(outer)) == ["escape", "notes"]
+
+
+LINK_TARGETS = ["../../etc/passwd", "/etc/passwd", "../", "../../", "/", "%2e%2e%2fencoded", "~/home", "C:\\evil",
+                "天气/../../x", "\u202eexe.txt", "x" * 300]
+
+
+def test_markdown_links_with_path_syntax_are_skipped_and_reported_never_read_through(tmp_path, store):
+    _needs_exchange(store)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "note.md").write_text("mine")
+    for n, target in enumerate(LINK_TARGETS):
+        os.symlink(target, folder / f"link{n:02}.md")
+    report = store.import_(folder, format="markdown")
+    assert report.created == 1 and [a.content for a in store.articles.iter()] == ["mine"]
+    assert report.skipped_links == tuple(f"link{n:02}.md" for n in range(len(LINK_TARGETS)))
 
 
 def test_a_markdown_note_whose_front_matter_names_another_place_is_imported_as_data(tmp_path, store):
