@@ -30,7 +30,7 @@ struct HostileInputTests {
         #expect(nk_article_create(store, nil, "c", &out) == 1)
         #expect(nk_article_create(store, "t", "c", nil) == 1)
         #expect(nk_article_get(nil, 1, &out) == 1)
-        #expect(nk_store_open(nil, 0, nil) == 1)
+        #expect(nk_store_open(nil, 0, 0, nil) == 1)
         #expect(out == nil)
         #expect(lastErrorKind() == "invalid_argument")
     }
