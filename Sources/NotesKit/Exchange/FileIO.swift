@@ -43,6 +43,16 @@ func parentFolder(_ path: String) -> String {
     return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
 }
 
+/// The name of a directory entry `readdir` returned, as bytes (measured with `strlen`: the bytes
+/// of `d_name` past its NUL may be uninitialised).
+func direntName(_ entry: UnsafeMutablePointer<dirent>) -> [UInt8] {
+    withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { chars in
+            Array(UnsafeRawBufferPointer(start: chars, count: strlen(chars)))
+        }
+    }
+}
+
 /// Joins a folder and a name with one slash.
 func joinPath(_ folder: String, _ name: String) -> String {
     folder.hasSuffix("/") ? folder + name : folder + "/" + name
@@ -409,7 +419,7 @@ final class OutputFolder {
         guard let dir = fdopendir(dup(fd)) else { return }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: direntName(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(dir)
@@ -421,7 +431,7 @@ final class OutputFolder {
         guard let dir = opendir(path) else { return false }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let name = direntName(entry)
             if name != [46] && name != [46, 46] { return false }
         }
         return true
@@ -447,7 +457,7 @@ func folderEntries(_ path: String) throws -> [FolderEntry] {
     var out: [(name: [UInt8], kind: FolderEntry.Kind)] = []
     let folderFD = dirfd(dir)
     while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        let name = direntName(entry)
         if name.isEmpty || name.first == 46 { continue }
         var info = stat()
         let found = name.withUnsafeBufferPointer { bytes in

@@ -151,11 +151,39 @@ final class Canvas {
         cairo_mask_surface(cairo, coverage, 0, 0)
     }
 
+    /// Writes the PNG as an export writes a file (``OutputFile``): beside `path`, then renamed over
+    /// it, readable by the owner only (a picture shows the notes' text), never through a link.
     func write(_ path: String) throws {
         cairo_surface_flush(surface)
-        let status = cairo_surface_write_to_png(surface, path)
+        let sink: PNGSink
+        do {
+            sink = PNGSink(try OutputFile.replacing(path, mode: FileModes.privateFile))
+        } catch let error as NotesError {
+            throw NotesError(.storage, "cannot write the picture to \(path): \(error.message)")
+        }
+        let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            let sink = Unmanaged<PNGSink>.fromOpaque(closure).takeUnretainedValue()
+            do {
+                try sink.file.write(Array(UnsafeBufferPointer(start: data, count: Int(length))))
+            } catch {
+                sink.error = error
+                return CAIRO_STATUS_WRITE_ERROR
+            }
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque())
+        if let error = sink.error { throw error }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw NotesError(.storage, "cannot write the picture to \(path): \(String(cString: cairo_status_to_string(status)))")
         }
+        try sink.file.commit()
     }
+}
+
+/// Where cairo's PNG writer sends its bytes, and the first write error.
+private final class PNGSink {
+    let file: OutputFile
+    var error: Error?
+
+    init(_ file: OutputFile) { self.file = file }
 }

@@ -199,7 +199,7 @@ enum TempEntries {
         rewinddir(dir)
         var out: [(String, Bool)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let name = direntName(entry)
             if name.first == 46, let isNew = parse(name) { out.append((String(decoding: name, as: UTF8.self), isNew)) }
         }
         return out
@@ -212,7 +212,7 @@ enum TempEntries {
         defer { closedir(dir) }
         var names: [[CChar]] = []
         while let entry = readdir(dir) {
-            names.append(withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }) + [0] })
+            names.append(direntName(entry).map { CChar(bitPattern: $0) } + [0])
         }
         for name in names {
             var info = stat()

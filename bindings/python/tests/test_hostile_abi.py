@@ -37,9 +37,9 @@ def test_null_arguments_are_invalid_arguments(handle):
     assert last_error()["message"] == "title is NULL"
     assert _ffi.nk_article_create(handle, b"t", b"c", None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_article_get(None, 1, byref(out)) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_store_open(None, 0, byref(out)) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_store_open(b"/tmp/x.db", 0, None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_store_open(b"/tmp/x.db", 0x7F, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_store_open(None, 0, 0, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_store_open(b"/tmp/x.db", 0, 0, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_store_open(b"/tmp/x.db", 0x7F, 0, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_article_create_many(handle, None, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_subscribe(handle, _ffi.nk_change_callback(), None, byref(c_int64())) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_article_count(handle, None) == NK_E_INVALID_ARGUMENT

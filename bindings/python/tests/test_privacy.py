@@ -381,3 +381,15 @@ def test_a_markdown_import_skips_and_reports_links_that_lead_outside_the_folder(
         assert report.skipped_links == ("dangling.md", "link.md", "sub/folder-link", "sub/relative.md")
         assert sorted(a.title for a in store.articles) == ["mine", "nested"]
         assert "secret" not in json.dumps([a.content for a in store.articles])
+
+
+def test_a_rendered_picture_of_notes_is_readable_by_the_owner_only_and_replaces_a_link(tmp_path):
+    victim = tmp_path / "victim.png"
+    victim.write_bytes(b"someone's picture")
+    os.symlink(victim, tmp_path / "rows.png")
+    with filled(tmp_path / "notes.db") as store, store.layout(width=375) as layout:
+        layout.render_articles([1], tmp_path / "rows.png")
+        layout.render_conversation(1, tmp_path / "chat.png")
+    assert victim.read_bytes() == b"someone's picture" and not (tmp_path / "rows.png").is_symlink()
+    assert (mode(tmp_path / "rows.png"), mode(tmp_path / "chat.png")) == (0o600, 0o600)
+    assert (tmp_path / "rows.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
