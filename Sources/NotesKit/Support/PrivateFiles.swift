@@ -98,6 +98,8 @@ enum TempEntries {
     static let tempPrefix = ".noteskit-tmp-"
     static let newPrefix = ".noteskit-new-"
     static let newGraceSeconds = 60
+    /// What both prefixes start with.
+    private static let sharedPrefix = ".noteskit-"
     private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
     private static let tokenLength = 26
 
@@ -199,8 +201,15 @@ enum TempEntries {
         rewinddir(dir)
         var out: [(String, Bool)] = []
         while let entry = readdir(dir) {
+            // Most folders hold none of ours: compare the prefix in place, without copying each name.
+            let maybe = withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    strncmp($0, sharedPrefix, sharedPrefix.utf8.count) == 0
+                }
+            }
+            guard maybe else { continue }
             let name = direntName(entry)
-            if name.first == 46, let isNew = parse(name) { out.append((String(decoding: name, as: UTF8.self), isNew)) }
+            if let isNew = parse(name) { out.append((String(decoding: name, as: UTF8.self), isNew)) }
         }
         return out
     }
