@@ -393,3 +393,15 @@ def test_a_rendered_picture_of_notes_is_readable_by_the_owner_only_and_replaces_
     assert victim.read_bytes() == b"someone's picture" and not (tmp_path / "rows.png").is_symlink()
     assert (mode(tmp_path / "rows.png"), mode(tmp_path / "chat.png")) == (0o600, 0o600)
     assert (tmp_path / "rows.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_line_import_says_which_links_it_did_not_read(tmp_path, capsys):
+    (tmp_path / "outside.md").write_text("secret")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "mine.md").write_text("mine")
+    os.symlink(tmp_path / "outside.md", notes / "link.md")
+    assert cli(["--db", str(tmp_path / "notes.db"), "import", str(notes), "--format", "markdown", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "1 created" in captured.out
+    assert f"skipped: link.md is a link leading outside {notes} (not read)" in captured.err
