@@ -60,11 +60,21 @@ extension Store {
 
 /// Creates the file `path` for a new store with exactly `mode` (whatever the umask), so that SQLite,
 /// which gives the `-wal` and `-shm` files the mode of the database file, makes them with it too.
-/// Does nothing when something is at `path` already (an existing store keeps its mode).
-func createStoreFile(_ path: String, mode: UInt32) throws {
+/// Does nothing when something is at `path` already (an existing store keeps its mode). A symbolic
+/// link to nothing (SQLite follows it and would create its target) gets its target created.
+func createStoreFile(_ path: String, mode: UInt32, links: Int = 0) throws {
     guard path != ":memory:" else { return }  // SQLite's name for a private in-memory database
     var info = stat()
-    guard lstat(path, &info) != 0, errno == ENOENT else { return }
+    if lstat(path, &info) == 0 {
+        guard (info.st_mode & S_IFMT) == S_IFLNK, links < 8, stat(path, &info) != 0, errno == ENOENT else { return }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &target, target.count - 1)
+        guard n > 0 else { return }
+        let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        try createStoreFile(link.hasPrefix("/") ? link : joinPath(parentFolder(path), link), mode: mode, links: links + 1)
+        return
+    }
+    guard errno == ENOENT else { return }
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(FileModes.privateFile))
     guard fd >= 0 else {
         if errno == EEXIST { return }  // made by another process in the meantime

@@ -405,3 +405,11 @@ def test_the_command_line_import_says_which_links_it_did_not_read(tmp_path, caps
     captured = capsys.readouterr()
     assert "1 created" in captured.out
     assert f"skipped: link.md is a link leading outside {notes} (not read)" in captured.err
+
+
+def test_a_store_created_through_a_link_to_nothing_is_private_too(tmp_path):
+    (tmp_path / "real").mkdir()
+    os.symlink("real/notes.db", tmp_path / "notes.db")  # SQLite follows a store path's link
+    with filled(tmp_path / "notes.db"):
+        assert (tmp_path / "notes.db").is_symlink()
+        assert modes(tmp_path / "real") == {"notes.db": 0o600, "notes.db-shm": 0o600, "notes.db-wal": 0o600}
