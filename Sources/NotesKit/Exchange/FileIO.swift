@@ -182,11 +182,6 @@ final class InputFile {
         }
     }
 
-    /// The whole (small) file, at most ``maxRecordBytes``.
-    static func readAll(_ path: String) throws -> [UInt8] {
-        try InputFile(path: path).readAll()
-    }
-
     /// The rest of the (small) file, at most ``maxRecordBytes``.
     func readAll() throws -> [UInt8] {
         while try fill() {}

@@ -10,9 +10,10 @@ import Glibc
 /// link), so no title can write outside it. Import reads every `.md` file under the folder
 /// (sub-folders too; hidden names and symbolic links are skipped, and links leading outside the
 /// folder are listed in the report), in name order, one file in memory at a time; every file is
-/// opened one path component at a time without following a link. A file without front matter is imported too: its title is its file name,
-/// its times the file's modification time. A file without a `uid` gets one derived from its path
-/// in the folder, so importing the folder again finds it.
+/// opened one path component at a time without following a link. A file without front matter is
+/// imported too: its title is its file name, its times the file's modification time. A file
+/// without a `uid` gets one derived from its path in the folder, so importing the folder again
+/// finds it.
 enum MarkdownFolder {
     // MARK: - Export
 
