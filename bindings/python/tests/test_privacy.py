@@ -413,3 +413,28 @@ def test_a_store_created_through_a_link_to_nothing_is_private_too(tmp_path):
     with filled(tmp_path / "notes.db"):
         assert (tmp_path / "notes.db").is_symlink()
         assert modes(tmp_path / "real") == {"notes.db": 0o600, "notes.db-shm": 0o600, "notes.db-wal": 0o600}
+
+
+CACHE_CHILD = r"""
+import sys, noteskit as nk
+nk.measure_text("今天天气真好 weather", 200)
+with nk.Store.memory() as store:
+    store.articles.create(title="t", content="今天天气真好")
+    with store.layout(width=375) as layout:
+        layout.article_height(1)
+        layout.render_articles([1], sys.argv[1])
+"""
+
+
+def test_what_the_library_keeps_under_the_users_cache_folder_is_owner_only(tmp_path):
+    """Fonts (measuring, rendering) may keep a cache under ``$XDG_CACHE_HOME``: whatever NotesKit
+    makes there is owner-only, under the umask this test runs with (the child inherits it)."""
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), HOME=str(home), PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", CACHE_CHILD, str(tmp_path / "rows.png")], env=env, check=True)
+    made = [cache, *cache.rglob("*")] if cache.exists() else []
+    wrong = {str(p.relative_to(tmp_path)): oct(mode(p)) for p in made
+             if mode(p) != (0o700 if p.is_dir() else 0o600) and not p.is_symlink()}
+    assert not wrong, f"not owner-only under the cache folder: {wrong}"
+    assert mode(tmp_path / "rows.png") == 0o600
