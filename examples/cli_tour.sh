@@ -25,6 +25,7 @@ run chat send Alice "到了，在检票口等你。"
 run heights --limit 5 --width 320
 run render "$TMP/alice.png" --conversation Alice
 run export "$TMP/backup.jsonl"
+run doctor                       # the store and its -wal/-shm are readable by their owner only
 run delete 29
 printf '\n$ noteskit add --title "   " --content x    # a mistake: a message and exit status 1, no traceback\n'
 "$NOTESKIT" --db "$DB" add --title "   " --content x || echo "(exit status $?)"
