@@ -109,23 +109,27 @@ extension Store {
             """),
     ]
 
-    static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
+    static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {
         try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
         // application's database is refused here, before switching to WAL would alter its header.
         try refuseForeignDatabase(db)
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
-        try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
+        // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
+        // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost.
+        try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = \(durability == .durable ? "FULL" : "NORMAL")")
     }
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not
-    /// touch: a database of another application, or one migrated by a newer NotesKit.
+    /// touch: a database of another application, or one migrated by a newer NotesKit. True when it
+    /// wrote the schema.
     ///
     /// A store already at this library's schema is only read: opening it writes nothing, so a store
     /// on a full disk still opens (and reads), and opening never waits for another writer's lock.
-    static func migrate(_ db: Connection, readOnly: Bool) throws {
-        if readOnly { return try checkSchema(db) }
-        if try isCurrent(db) { return }
+    @discardableResult
+    static func migrate(_ db: Connection, readOnly: Bool) throws -> Bool {
+        if readOnly { try checkSchema(db); return false }
+        if try isCurrent(db) { return false }
         try db.transaction {
             try refuseForeignDatabase(db)
             try db.execute("CREATE TABLE IF NOT EXISTS migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
@@ -143,6 +147,7 @@ extension Store {
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
         }
+        return true
     }
 
     /// The error for a recorded migration this library does not know: a newer NotesKit's, or (when
