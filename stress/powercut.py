@@ -34,7 +34,7 @@ import sqlite3
 import subprocess
 import tempfile
 import traceback
-from ctypes import CDLL, RTLD_GLOBAL, c_char_p, c_int, c_longlong, c_uint, c_void_p
+from ctypes import CDLL, CFUNCTYPE, RTLD_GLOBAL, Structure, c_char_p, c_int, c_long, c_longlong, c_uint, c_ulong, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -65,6 +65,7 @@ def simulator() -> CDLL:
     lib.powercut_start.restype = c_int
     lib.powercut_file_calls.restype = c_void_p
     lib.powercut_trace.restype = c_char_p
+    lib.powercut_now.restype = None
     return lib
 
 
@@ -328,6 +329,47 @@ def trial(sim: CDLL, template: Path, work: Path, ops: List[Op], cut_before: int,
     lines = b"".join(chunks).decode().splitlines()
     trace = next((line[2:] for line in lines if line.startswith("T ")), "")
     return os.waitstatus_to_exitcode(status), lines, trace
+
+
+def replace_file(sim: CDLL, folder: Path, sync_data: bool, sync_folder: bool) -> Optional[bytes]:
+    """What a power cut leaves of a file replaced the way the exporters do (write a temporary file,
+    rename it over the old one) when the data and/or the folder were synced or not: the model's
+    own check, with the seam's calls made directly in a forked child."""
+    target, temp = folder / "target.txt", folder / ".target.txt.tmp"
+    target.write_bytes(b"old contents")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sim.powercut_start(str(folder).encode(), 0, 0, 1)
+            calls = FileCalls.from_address(sim.powercut_file_calls())
+            fd = calls.openat(AT_FDCWD, str(temp).encode(), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            calls.write(fd, b"new contents", 12)
+            if sync_data:
+                calls.fsync(fd)
+            calls.close(fd)
+            calls.renameat(AT_FDCWD, str(temp).encode(), AT_FDCWD, str(target).encode())
+            if sync_folder:
+                fd = calls.openat(AT_FDCWD, str(folder).encode(), os.O_RDONLY | os.O_DIRECTORY, 0)
+                calls.fsync(fd)
+                calls.close(fd)
+            sim.powercut_now()
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == CUT_EXIT
+    return target.read_bytes() if target.exists() else None
+
+
+AT_FDCWD = -100
+
+
+class FileCalls(Structure):
+    """nk_file_calls of include/noteskit.h."""
+    _fields_ = [("openat", CFUNCTYPE(c_int, c_int, c_char_p, c_int, c_uint)),
+                ("write", CFUNCTYPE(c_long, c_int, c_char_p, c_ulong)),
+                ("fsync", CFUNCTYPE(c_int, c_int)), ("syncfs", CFUNCTYPE(c_int, c_int)), ("close", CFUNCTYPE(c_int, c_int)),
+                ("renameat", CFUNCTYPE(c_int, c_int, c_char_p, c_int, c_char_p)),
+                ("mkdirat", CFUNCTYPE(c_int, c_int, c_char_p, c_uint)), ("unlinkat", CFUNCTYPE(c_int, c_int, c_char_p, c_int))]
 
 
 # ---- The checks -----------------------------------------------------------------------------------

@@ -611,3 +611,9 @@ const char *powercut_trace(void) {
 }
 
 long long powercut_events(void) { return events; }
+
+/* Cuts the power now (does not return). */
+void powercut_now(void) {
+    pthread_mutex_lock(&lock);
+    cut();
+}
