@@ -32,6 +32,7 @@ import random
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import traceback
 from ctypes import CDLL, CFUNCTYPE, RTLD_GLOBAL, Structure, c_char_p, c_int, c_long, c_longlong, c_uint, c_ulong, c_void_p
@@ -542,6 +543,19 @@ def run(sequences: Optional[List[str]] = None, random_points: int = 40, max_poin
     if failures:
         figures["detail"] = " || ".join(failures)
     return figures
+
+
+def run_isolated(**options: Any) -> Dict[str, Any]:
+    """`run(**options)` in a fresh Python process: the trials fork, and a process with other threads
+    (a test session's) must not be forked while one of them may hold a lock of the Swift runtime."""
+    from .common import child_env
+    code = "import json, sys; from stress import powercut; print('@@' + json.dumps(powercut.run(**json.loads(sys.argv[1]))))"
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(options)], cwd=REPO, env=child_env(),
+                         capture_output=True, text=True)
+    for line in out.stdout.splitlines():
+        if line.startswith("@@"):
+            return dict(json.loads(line[2:]))
+    raise AssertionError(f"the power-cut run failed ({out.returncode}): {out.stderr[-2000:]}")
 
 
 if __name__ == "__main__":

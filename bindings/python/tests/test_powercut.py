@@ -19,22 +19,22 @@ def assert_kept(figures):
 
 
 def test_saved_drafts_and_sent_messages_survive_power_cuts_at_sync_points():
-    figures = powercut.run(["drafts", "chat"], random_points=2, max_points=8, sizes=SMALL)
+    figures = powercut.run_isolated(sequences=["drafts", "chat"], random_points=2, max_points=8, sizes=SMALL)
     assert_kept(figures)
     assert figures["drop_cuts"] == 16 and figures["torn_cuts"] == 16
 
 
 def test_an_export_after_a_power_cut_is_the_old_file_or_the_whole_new_one():
-    assert_kept(powercut.run(["export"], random_points=2, max_points=8, sizes=SMALL))
+    assert_kept(powercut.run_isolated(sequences=["export"], random_points=2, max_points=8, sizes=SMALL))
 
 
 def test_a_migration_and_a_reindex_cut_by_a_power_cut_leave_a_clean_store():
-    assert_kept(powercut.run(["migration", "reindex"], random_points=1, max_points=4, sizes=SMALL))
+    assert_kept(powercut.run_isolated(sequences=["migration", "reindex"], random_points=1, max_points=4, sizes=SMALL))
 
 
 def test_the_fast_mode_loses_returned_writes_to_a_power_cut_but_stays_consistent():
     # The trials can fail: with synchronous=NORMAL the last commits are not on disk when they return.
-    figures = powercut.run(["chat"], random_points=4, max_points=10, sizes=SMALL, durability="fast")
+    figures = powercut.run_isolated(sequences=["chat"], random_points=4, max_points=10, sizes=SMALL, durability="fast")
     assert figures["lost"] > 0
     assert figures["unclean"] == 0 and figures["index_mismatch"] == 0
 
