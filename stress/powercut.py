@@ -487,7 +487,7 @@ def cut_points(trace: str, random_points: int, max_points: Optional[int], rng: r
 SIZES = {"drafts": 12, "chat": 30, "import": 20_000, "reindex": 300, "migration": 200, "export": 200}
 
 
-def run(sequences: Optional[List[str]] = None, random_points: int = 40, max_points: Optional[int] = None,
+def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_points: Optional[int] = None,
         sizes: Optional[Dict[str, int]] = None, seed: int = 16, folder: Optional[Path] = None,
         durability: str = "durable") -> Dict[str, Any]:
     """Every sequence (or those named), cut at every sync point and `random_points` more (at most
@@ -565,7 +565,7 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sequences", nargs="*", choices=[[], *SEQUENCES], metavar="sequence")
-    parser.add_argument("--random-points", type=int, default=40)
+    parser.add_argument("--random-points", type=int, default=60)
     parser.add_argument("--max-points", type=int)
     args = parser.parse_args()
     show("powercut", run(args.sequences or None, args.random_points, args.max_points))

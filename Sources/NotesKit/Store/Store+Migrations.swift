@@ -114,20 +114,20 @@ extension Store {
         try refuseForeignDatabase(db)
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
-        // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost.
+        // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost. The
+        // names are SQLite's care: its unix VFS syncs the folder after creating the journal of the
+        // switch to WAL and the -wal file, which puts a new store file's own name on disk too.
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = \(durability == .durable ? "FULL" : "NORMAL")")
     }
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not
-    /// touch: a database of another application, or one migrated by a newer NotesKit. True when it
-    /// wrote the schema.
+    /// touch: a database of another application, or one migrated by a newer NotesKit.
     ///
     /// A store already at this library's schema is only read: opening it writes nothing, so a store
     /// on a full disk still opens (and reads), and opening never waits for another writer's lock.
-    @discardableResult
-    static func migrate(_ db: Connection, readOnly: Bool) throws -> Bool {
-        if readOnly { try checkSchema(db); return false }
-        if try isCurrent(db) { return false }
+    static func migrate(_ db: Connection, readOnly: Bool) throws {
+        if readOnly { return try checkSchema(db) }
+        if try isCurrent(db) { return }
         try db.transaction {
             try refuseForeignDatabase(db)
             try db.execute("CREATE TABLE IF NOT EXISTS migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
@@ -145,7 +145,6 @@ extension Store {
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
         }
-        return true
     }
 
     /// The error for a recorded migration this library does not know: a newer NotesKit's, or (when

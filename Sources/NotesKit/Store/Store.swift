@@ -40,20 +40,15 @@ public final class Store: @unchecked Sendable {
     /// How far a returned write is kept: ``Durability/durable`` unless opened otherwise.
     public let durability: Durability
 
-    private init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable,
-                 created: Bool = false) throws {
+    private init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
         self.connection = connection
         self.isReadOnly = readOnly
         self.durability = durability
         do {
             try Store.configure(connection, inMemory: path == nil, readOnly: readOnly, durability: durability)
-            let migrated = try Store.migrate(connection, readOnly: readOnly)
+            try Store.migrate(connection, readOnly: readOnly)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
-            // SQLite syncs the folder when it creates the -wal file, never for the store file
-            // itself nor after deleting the journal of the switch to WAL: a new or migrated store
-            // is on disk under its name only once its folder is synced too.
-            if let path, durability == .durable, created || migrated { try syncFolder(parentFolder(path)) }
         } catch {
             connection.close()
             throw error
@@ -75,13 +70,12 @@ public final class Store: @unchecked Sendable {
         guard !path.isEmpty else { throw NotesError(.invalidArgument, "the store path is empty") }
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
         var info = stat()
-        let existed = stat(path, &info) == 0
-        if existed, (info.st_mode & S_IFMT) == S_IFDIR {
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw NotesError(.storage, "cannot open \(NotesError.shown(path)): it is a folder, not a store file")
         }
         try refuseTinyFile(path, size: info.st_size)
         return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly,
-                         durability: durability, created: !existed)
+                         durability: durability)
     }
 
     /// SQLite takes a 1-byte file for an empty database and overwrites it; a non-empty file shorter
