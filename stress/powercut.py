@@ -16,6 +16,9 @@ call. The parent then opens the folder with the normal VFS and checks:
 - the export target is absent or the last returned export, byte for byte, or (when an export was
   running) a complete new export of the records of that moment (``export_bad``).
 
+``torn_writes`` counts the torn-mode cuts that found an unsynced write to tear (the others had
+nothing unsynced: a cut right after a sync).
+
 Sequences: drafts typed and saved (with updates and deletes), a chat sent and received, an import
 of 20 000 records over another, ``reindex``, the migration of a store of the oldest schema, and
 exports replacing each other; each creates or opens its store and closes it at the end. Cut points:
@@ -67,6 +70,8 @@ def simulator() -> CDLL:
     lib.powercut_file_calls.restype = c_void_p
     lib.powercut_trace.restype = c_char_p
     lib.powercut_now.restype = None
+    lib.powercut_report_to.argtypes = [c_int]
+    lib.powercut_report_to.restype = None
     return lib
 
 
@@ -310,6 +315,7 @@ def trial(sim: CDLL, template: Path, work: Path, ops: List[Op], cut_before: int,
         try:
             os.close(read_end)
             sim.powercut_start(str(work).encode(), cut_before, mode, seed)
+            sim.powercut_report_to(write_end)
             _ffi.check(_ffi.nk_testing_set_file_calls(sim.powercut_file_calls()))
             run_child(work, ops, lambda line: os.write(write_end, (line + "\n").encode()) and None, durability)
             os.write(write_end, b"T " + (sim.powercut_trace() or b"") + b"\n")
@@ -497,7 +503,7 @@ def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_poin
     names = sequences or list(SEQUENCES)
     base = Path(folder or ("/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()))
     totals = {"drop_cuts": 0, "sync_points": 0, "lost": 0, "unclean": 0, "index_mismatch": 0, "export_bad": 0,
-              "torn_cuts": 0, "torn_unclean": 0, "torn_lost": 0, "not_reached": 0}
+              "torn_cuts": 0, "torn_writes": 0, "torn_unclean": 0, "torn_lost": 0, "not_reached": 0}
     failures: List[str] = []
     with tempfile.TemporaryDirectory(prefix="nk-powercut-", dir=base) as tmp:
         root = Path(os.path.realpath(tmp))
@@ -527,6 +533,7 @@ def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_poin
                     outcome = check(work, seq, ops, lines)
                     torn = mode != 0
                     totals["torn_cuts" if torn else "drop_cuts"] += 1
+                    totals["torn_writes"] += any(line.startswith("X torn") for line in lines)
                     if outcome["unclean"]:
                         totals["torn_unclean" if torn else "unclean"] += 1
                     if outcome["lost"] or outcome["export"]:

@@ -84,6 +84,7 @@ static char trace[1 << 20];      /* one letter per event: w write, t truncate, s
 static long long trace_len;
 static struct { Tracked *file; long long offset; long long n; unsigned char bytes[SECTOR]; int valid; } last;
 static struct { char *path; int is_dir; } fds[MAX_FDS];
+static int report_fd = -1;       /* the cut says here whether it tore a write */
 
 static sqlite3_vfs *real_vfs;
 
@@ -271,7 +272,8 @@ static void cut(void) {
             } else {                        /* garbage lands where the write was */
                 for (long long i = 0; i < n; i++) sector[i] = (unsigned char)(rand() & 0xFF);
             }
-            if (pwrite(fd, sector, (size_t)n, last.offset) < 0) { /* the cut goes on */ }
+            if (pwrite(fd, sector, (size_t)n, last.offset) == n && report_fd >= 0)
+                dprintf(report_fd, "X torn %lld bytes at %lld of %s\n", n, last.offset, t->path);
         }
         close(fd);
     }
@@ -581,6 +583,9 @@ static const struct {
 } file_calls = { s_openat, s_write, s_fsync, s_syncfs, s_close, s_renameat, s_mkdirat, s_unlinkat };
 
 /* ---- Entry points (called from stress/powercut.py through ctypes) ---------------------------- */
+
+/* Where the cut reports a torn write (a pipe to the parent), -1 for nowhere. */
+void powercut_report_to(int fd) { report_fd = fd; }
 
 /* The table for nk_testing_set_file_calls. */
 const void *powercut_file_calls(void) { return &file_calls; }

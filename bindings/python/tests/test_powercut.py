@@ -22,6 +22,7 @@ def test_saved_drafts_and_sent_messages_survive_power_cuts_at_sync_points():
     figures = powercut.run_isolated(sequences=["drafts", "chat"], random_points=2, max_points=8, sizes=SMALL)
     assert_kept(figures)
     assert figures["drop_cuts"] == 16 and figures["torn_cuts"] == 16
+    assert figures["torn_writes"] > 0  # the torn mode did tear unsynced writes
 
 
 def test_an_export_after_a_power_cut_is_the_old_file_or_the_whole_new_one():
