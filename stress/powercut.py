@@ -21,7 +21,7 @@ nothing unsynced: a cut right after a sync).
 
 Sequences: drafts typed and saved (with updates and deletes), a chat sent and received, an import
 of 20 000 records over another, ``reindex``, the migration of a store of the oldest schema, and
-exports replacing each other; each creates or opens its store and closes it at the end. Cut points:
+exports replacing each other (a JSON file, and folders of Markdown files); each creates or opens its store and closes it at the end. Cut points:
 before every sync and just after it, plus random events between; in the drop mode and in the torn
 mode (the last unsynced write's last sector lands half new or as garbage). A dry run of each
 sequence numbers its events first.
@@ -72,6 +72,8 @@ def simulator() -> CDLL:
     lib.powercut_now.restype = None
     lib.powercut_report_to.argtypes = [c_int]
     lib.powercut_report_to.restype = None
+    lib.powercut_sabotage.argtypes = [c_int]
+    lib.powercut_sabotage.restype = None
     return lib
 
 
@@ -89,7 +91,7 @@ class Sequence:
         """Makes the starting folder (with the normal VFS, before any trial)."""
 
     def start_state(self) -> State:
-        return {"articles": {}, "drafts": {}, "conversations": {}, "exports": []}
+        return {"articles": {}, "drafts": {}, "conversations": {}, "exports": [], "folders": {}}
 
     def ops(self) -> List[Op]:
         raise NotImplementedError
@@ -220,8 +222,8 @@ class Export(Sequence):
         return state
 
     def ops(self) -> List[Op]:
-        return [("open",), ("export",), ("update", "exported 1", "changed 1"), ("export",), ("create", "exported new", "changed new"),
-                ("export",), ("close",)]
+        return [("open",), ("export",), ("export_folder", 1), ("update", "exported 1", "changed 1"), ("export",),
+                ("create", "exported new", "changed new"), ("export",), ("export_folder", 2), ("close",)]
 
 
 SEQUENCES: Dict[str, Callable[[int], Sequence]] = {
@@ -252,6 +254,8 @@ def apply(state: State, op: Op, size: int) -> State:
         s["articles"].update(_records(size, op[1]))
     elif kind == "export":
         s["exports"].append(dict(s["articles"]))
+    elif kind == "export_folder":
+        s["folders"][str(op[1])] = dict(s["articles"])
     return s
 
 
@@ -297,13 +301,16 @@ def run_child(folder: Path, ops: List[Op], report: Callable[[str], None], durabi
         elif kind == "export":
             store.export(folder / "backup.json")
             extra = " " + hashlib.sha256((folder / "backup.json").read_bytes()).hexdigest()
+        elif kind == "export_folder":
+            store.export(folder / f"notes-{op[1]}", format="markdown")
+            extra = " " + folder_hash(folder / f"notes-{op[1]}")
         elif kind == "close":
             store.close()
         report(f"A {n}{extra}")
 
 
 def trial(sim: CDLL, template: Path, work: Path, ops: List[Op], cut_before: int, mode: int, seed: int,
-          durability: str = "durable") -> Tuple[int, List[str], str]:
+          durability: str = "durable", sabotage: int = 0) -> Tuple[int, List[str], str]:
     """Runs one trial in a forked child; returns its exit status, its report lines and its trace."""
     if work.exists():
         shutil.rmtree(work)
@@ -316,6 +323,7 @@ def trial(sim: CDLL, template: Path, work: Path, ops: List[Op], cut_before: int,
             os.close(read_end)
             sim.powercut_start(str(work).encode(), cut_before, mode, seed)
             sim.powercut_report_to(write_end)
+            sim.powercut_sabotage(sabotage)
             _ffi.check(_ffi.nk_testing_set_file_calls(sim.powercut_file_calls()))
             run_child(work, ops, lambda line: os.write(write_end, (line + "\n").encode()) and None, durability)
             os.write(write_end, b"T " + (sim.powercut_trace() or b"") + b"\n")
@@ -400,7 +408,16 @@ def search_results(store: nk.Store, queries: List[str]) -> List[Any]:
 
 
 def without_exports(state: State) -> State:
-    return {k: v for k, v in state.items() if k != "exports"}
+    return {k: v for k, v in state.items() if k not in ("exports", "folders")}
+
+
+def folder_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def check(work: Path, seq: Sequence, ops: List[Op], lines: List[str]) -> Dict[str, Any]:
@@ -444,12 +461,35 @@ def check(work: Path, seq: Sequence, ops: List[Op], lines: List[str]) -> Dict[st
     finally:
         store.close()
     if any(op[0] == "export" for op in ops):
-        outcome["export"] = check_export(work / "backup.json", acked, state, running, after)
+        hashes = [a[2] for a in acked if ops[int(a[1])][0] == "export"]
+        outcome["export"] = check_export(work / "backup.json", hashes, running, after)
+    for n, op in enumerate(ops):
+        if op[0] == "export_folder" and not outcome["export"]:
+            outcome["export"] = check_folder(work / f"notes-{op[1]}", acked[n] if n < done else None,
+                                             after["folders"].get(str(op[1])) if running == op else None)
     return outcome
 
 
-def check_export(target: Path, acked: List[List[str]], state: State, running: Optional[Op], after: State) -> str:
-    hashes = [a[2] for a in acked if len(a) > 2]
+def check_folder(target: Path, acked: Optional[List[str]], running: Optional[Dict[str, str]]) -> str:
+    """A folder export: absent until it returned (or whole, when it was running), then the same."""
+    if acked is not None:
+        return "" if target.is_dir() and folder_hash(target) == acked[2] else f"the returned folder export {target.name} changed"
+    if not target.exists() or not any(target.iterdir()):
+        return ""
+    if running is None:
+        return f"a folder export {target.name} that never ran is there"
+    try:
+        with nk.Store.memory() as scratch:
+            scratch.import_(target, format="markdown")
+            got = {a.title: a.content for a in scratch.articles.iter()}
+    except nk.NotesError as e:
+        return f"the folder export {target.name} is incomplete: {e}"
+    return "" if got == running else f"the folder export {target.name} holds other records"
+
+
+def check_export(target: Path, hashes: List[str], running: Optional[Op], after: State) -> str:
+    """The JSON export: absent before the first returned, else the last returned byte for byte, or
+    (when one was running) a whole new export of the records of that moment."""
     if not target.exists():
         return "" if not hashes else "a returned export is gone"
     if hashes and hashlib.sha256(target.read_bytes()).hexdigest() == hashes[-1]:
@@ -495,9 +535,10 @@ SIZES = {"drafts": 12, "chat": 30, "import": 20_000, "reindex": 300, "migration"
 
 def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_points: Optional[int] = None,
         sizes: Optional[Dict[str, int]] = None, seed: int = 16, folder: Optional[Path] = None,
-        durability: str = "durable") -> Dict[str, Any]:
+        durability: str = "durable", sabotage: int = 0) -> Dict[str, Any]:
     """Every sequence (or those named), cut at every sync point and `random_points` more (at most
-    `max_points` per sequence), in both modes; `durability="fast"` shows what the fast mode loses."""
+    `max_points` per sequence), in both modes. `durability="fast"` shows what the fast mode loses;
+    `sabotage` (1: syncfs, 2: folder fsyncs do nothing) shows the trials catch a missing sync."""
     sim = simulator()
     rng = random.Random(seed)
     names = sequences or list(SEQUENCES)
@@ -515,7 +556,7 @@ def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_poin
             seq.setup(template)
             ops = seq.ops()
             work = root / name
-            status, lines, trace = trial(sim, template, work, ops, 0, 0, seed, durability)
+            status, lines, trace = trial(sim, template, work, ops, 0, 0, seed, durability, sabotage)
             if status != 0 or not trace:
                 raise AssertionError(f"{name}: the dry run failed ({status}): {lines[-3:]}")
             dry = check(work, seq, ops, lines)
@@ -526,7 +567,7 @@ def run(sequences: Optional[List[str]] = None, random_points: int = 60, max_poin
             for k, point in enumerate(points):
                 for mode_name, mode in MODES.items():
                     mode_value = mode if mode == 0 else 1 + k % 2
-                    status, lines, _ = trial(sim, template, work, ops, point, mode_value, seed + k, durability)
+                    status, lines, _ = trial(sim, template, work, ops, point, mode_value, seed + k, durability, sabotage)
                     if status not in (CUT_EXIT, 0):
                         raise AssertionError(f"{name}: the child failed at cut {point}: {[l for l in lines if l.startswith('E')]}")
                     totals["not_reached"] += status == 0

@@ -85,6 +85,7 @@ static long long trace_len;
 static struct { Tracked *file; long long offset; long long n; unsigned char bytes[SECTOR]; int valid; } last;
 static struct { char *path; int is_dir; } fds[MAX_FDS];
 static int report_fd = -1;       /* the cut says here whether it tore a write */
+static int sabotage;             /* for the trials' own test: 1 syncfs and 2 folder fsyncs do nothing */
 
 static sqlite3_vfs *real_vfs;
 
@@ -481,6 +482,7 @@ static long s_write(int fd, const void *bytes, unsigned long count) {
 static int s_fsync(int fd) {
     int mine = fd >= 0 && fd < MAX_FDS && fds[fd].path;
     if (mine) { pthread_mutex_lock(&lock); event('s'); pthread_mutex_unlock(&lock); }
+    if (mine && fds[fd].is_dir && (sabotage & 2)) return 0;
     int rc = fsync(fd);
     if (mine && rc == 0) {
         pthread_mutex_lock(&lock);
@@ -495,6 +497,7 @@ static int s_syncfs(int fd) {
     pthread_mutex_lock(&lock);
     event('s');
     pthread_mutex_unlock(&lock);
+    if (sabotage & 1) return 0;
     int rc = syncfs(fd);
     if (rc == 0) {
         pthread_mutex_lock(&lock);
@@ -583,6 +586,10 @@ static const struct {
 } file_calls = { s_openat, s_write, s_fsync, s_syncfs, s_close, s_renameat, s_mkdirat, s_unlinkat };
 
 /* ---- Entry points (called from stress/powercut.py through ctypes) ---------------------------- */
+
+/* Makes the seam's syncfs (1) and/or its fsync of a folder (2) do nothing: the bugs the trials must
+ * catch, for their own test. */
+void powercut_sabotage(int what) { sabotage = what; }
 
 /* Where the cut reports a torn write (a pipe to the parent), -1 for nowhere. */
 void powercut_report_to(int fd) { report_fd = fd; }

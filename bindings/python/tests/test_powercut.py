@@ -40,6 +40,12 @@ def test_the_fast_mode_loses_returned_writes_to_a_power_cut_but_stays_consistent
     assert figures["unclean"] == 0 and figures["index_mismatch"] == 0
 
 
+@pytest.mark.parametrize("sabotage", [1, 2], ids=["no syncfs of a folder export", "no fsync of the folder after a rename"])
+def test_an_export_without_its_syncs_is_caught_by_the_trials(sabotage):
+    figures = powercut.run_isolated(sequences=["export"], random_points=4, max_points=12, sizes=SMALL, sabotage=sabotage)
+    assert figures["export_bad"] > 0 and figures["unclean"] == 0
+
+
 @pytest.mark.parametrize("sync_data, sync_folder, left", [
     (True, True, b"new contents"),   # what the exporters do
     (True, False, b"old contents"),  # the rename is not on disk until its folder is synced
