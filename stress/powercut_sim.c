@@ -622,8 +622,6 @@ const char *powercut_trace(void) {
     return trace;
 }
 
-long long powercut_events(void) { return events; }
-
 /* Cuts the power now (does not return). */
 void powercut_now(void) {
     pthread_mutex_lock(&lock);
