@@ -3,7 +3,9 @@ import Glibc
 #endif
 
 // Files for import and export, on plain POSIX calls (no Foundation): a chunked reader, an
-// atomically replaced output file, and an output folder that appears whole or not at all.
+// atomically replaced output file, and an output folder that appears whole or not at all. Output
+// goes through ``FileCalls`` (the seam a power-cut simulator stands behind in tests), and an
+// export that returned is on disk under its final name: data synced, renamed, folder synced.
 
 /// The error for a failed file call, from `errno`: a missing file is `.notFound`, a refused one
 /// `.readOnly`, a full disk `.storageFull`, anything else `.storage`.
@@ -202,29 +204,33 @@ final class InputFile {
 /// A file written through a buffer. Made with ``replacing(_:mode:)`` it is written to a temporary
 /// file in the same folder (``TempEntries``: an unpredictable name, created with `O_EXCL`, locked
 /// while written) and renamed over `path` by ``commit()``, so readers see the old file or the whole
-/// new one, never a part; an export that fails leaves nothing behind, and one killed leaves a
-/// leftover the next export or open of that folder removes. A symbolic link at `path` is replaced,
-/// never written through. The file has exactly the mode given, whatever the umask.
+/// new one, never a part (after a power cut too); an export that fails leaves nothing behind, and
+/// one killed leaves a leftover the next export or open of that folder removes. A symbolic link at
+/// `path` is replaced, never written through. The file has exactly the mode given, whatever the
+/// umask. Output goes through ``FileCalls``.
 final class OutputFile {
     let path: String
     /// The folder the file is written in, and whether this file closes it.
     private let folderFD: Int32
     private let ownsFolder: Bool
     /// The name written to until ``commit()``, and the name it then gets (nil: stays as it is, for a
-    /// file made inside an ``OutputFolder``, whose folder is the temporary thing).
+    /// file made inside an ``OutputFolder``, whose folder is the temporary thing, synced with it).
     private let writingName: String
     private let finalName: String?
     private var fd: Int32
     private var pending: [UInt8] = []
     private var done = false
+    private let calls: FileCalls
 
-    private init(path: String, folderFD: Int32, ownsFolder: Bool, writingName: String, finalName: String?, fd: Int32) {
+    private init(path: String, folderFD: Int32, ownsFolder: Bool, writingName: String, finalName: String?, fd: Int32,
+                 calls: FileCalls) {
         self.path = path
         self.folderFD = folderFD
         self.ownsFolder = ownsFolder
         self.writingName = writingName
         self.finalName = finalName
         self.fd = fd
+        self.calls = calls
         pending.reserveCapacity(1 << 20)
     }
 
@@ -234,27 +240,30 @@ final class OutputFile {
         if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path")
         }
-        let folderFD = open(parentFolder(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let calls = FileCalls.current
+        let folderFD = calls.openat(AT_FDCWD, parentFolder(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard folderFD >= 0 else { throw fileError("write", path, errno == ENOTDIR ? ENOENT : errno) }
-        TempEntries.sweep(folderFD)
+        TempEntries.sweep(folderFD, calls)
         do {
-            let (name, fd) = try TempEntries.createFile(in: folderFD, mode: mode, for: path)
-            return OutputFile(path: path, folderFD: folderFD, ownsFolder: true, writingName: name, finalName: baseName(path), fd: fd)
+            let (name, fd) = try TempEntries.createFile(in: folderFD, mode: mode, for: path, calls)
+            return OutputFile(path: path, folderFD: folderFD, ownsFolder: true, writingName: name, finalName: baseName(path), fd: fd,
+                              calls: calls)
         } catch {
-            close(folderFD)
+            _ = calls.close(folderFD)
             throw error
         }
     }
 
     /// A new file `name` with permissions `mode` inside the folder open as `folderFD`; nil when
     /// that name is taken.
-    static func creating(_ name: String, in folderFD: Int32, folderPath: String, mode: UInt32) throws -> OutputFile? {
-        let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode_t(FileModes.privateFile))
+    static func creating(_ name: String, in folderFD: Int32, folderPath: String, mode: UInt32, calls: FileCalls) throws -> OutputFile? {
+        let fd = calls.openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, FileModes.privateFile)
         if fd < 0 {
             if errno == EEXIST { return nil }
             throw fileError("write", joinPath(folderPath, name))
         }
-        let file = OutputFile(path: joinPath(folderPath, name), folderFD: folderFD, ownsFolder: false, writingName: name, finalName: nil, fd: fd)
+        let file = OutputFile(path: joinPath(folderPath, name), folderFD: folderFD, ownsFolder: false, writingName: name, finalName: nil,
+                              fd: fd, calls: calls)
         if mode != FileModes.privateFile && fchmod(fd, mode_t(mode)) != 0 {
             let error = fileError("write", file.path)
             file.abandon()
@@ -265,7 +274,7 @@ final class OutputFile {
 
     deinit {
         if !done { abandon() }
-        if ownsFolder { close(folderFD) }
+        if ownsFolder { _ = calls.close(folderFD) }
     }
 
     func write(_ bytes: [UInt8]) throws {
@@ -295,7 +304,7 @@ final class OutputFile {
             guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                let n = calls.write(fd, base + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw fileError("write", path)
@@ -305,39 +314,44 @@ final class OutputFile {
         }
     }
 
-    /// Writes what is buffered and puts the file in place. A replacing file is fsync'ed and renamed
-    /// while still open, so its lock keeps other exports' sweeps off it until it is in place.
+    /// Writes what is buffered and puts the file in place: its bytes synced, renamed over `path`,
+    /// the folder synced, so that once this returns the whole file survives a power cut. A replacing
+    /// file is renamed while still open, so its lock keeps other exports' sweeps off it until it is
+    /// in place.
     func commit() throws {
         do {
             try flush()
             if let finalName {
-                if fsync(fd) != 0 { throw fileError("write", path) }
-                if renameat(folderFD, writingName, folderFD, finalName) != 0 { throw fileError("write", path) }
-                close(fd)
+                if calls.fsync(fd) != 0 { throw fileError("write", path) }
+                if calls.renameat(folderFD, writingName, folderFD, finalName) != 0 { throw fileError("write", path) }
+                done = true
+                _ = calls.close(fd)
                 fd = -1
+                if calls.fsync(folderFD) != 0 { throw fileError("sync the folder", parentFolder(path)) }
             } else {
-                let status = close(fd)
+                let status = calls.close(fd)
                 fd = -1
                 if status != 0 { throw fileError("write", path) }
             }
             done = true
         } catch {
-            abandon()
+            if !done { abandon() }
             throw error
         }
     }
 
     /// Removes what was written and closes the file.
     func abandon() {
-        unlinkat(folderFD, writingName, 0)
-        if fd >= 0 { close(fd) }
+        _ = calls.unlinkat(folderFD, writingName, 0)
+        if fd >= 0 { _ = calls.close(fd) }
         fd = -1
         done = true
     }
 }
 
 /// A folder of exported files that appears at `path` whole, or not at all: the files are written
-/// into a temporary folder beside it (``TempEntries``), renamed into place by ``commit()``.
+/// into a temporary folder beside it (``TempEntries``), synced (one `syncfs`) and renamed into
+/// place by ``commit()``.
 ///
 /// `path` must not exist yet, be an empty folder, or be a symbolic link (which is replaced, never
 /// followed): an export never mixes its files with others, and never deletes anything else. The
@@ -351,6 +365,7 @@ final class OutputFolder {
     private let tempName: String
     private let fileMode: UInt32
     private var done = false
+    private let calls = FileCalls.current
 
     init(_ path: String, mode: UInt32) throws {
         var info = stat()
@@ -367,13 +382,13 @@ final class OutputFolder {
             }
         }
         let parent = parentFolder(path)
-        let parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let parentFD = calls.openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard parentFD >= 0 else { throw fileError("write", path, errno == ENOTDIR ? ENOENT : errno) }
-        TempEntries.sweep(parentFD)
+        TempEntries.sweep(parentFD, calls)
         do {
-            (tempName, fd) = try TempEntries.createFolder(in: parentFD, mode: FileModes.folderMode(forFiles: mode), for: path)
+            (tempName, fd) = try TempEntries.createFolder(in: parentFD, mode: FileModes.folderMode(forFiles: mode), for: path, calls)
         } catch {
-            close(parentFD)
+            _ = calls.close(parentFD)
             throw error
         }
         self.path = path
@@ -384,28 +399,31 @@ final class OutputFolder {
 
     deinit {
         if !done { abandon() }
-        close(fd)
-        close(parentFD)
+        _ = calls.close(fd)
+        _ = calls.close(parentFD)
     }
 
     /// A new file named `name` (one path component), or nil when that name is taken.
     func create(_ name: String) throws -> OutputFile? {
-        try OutputFile.creating(name, in: fd, folderPath: tempPath, mode: fileMode)
+        try OutputFile.creating(name, in: fd, folderPath: tempPath, mode: fileMode, calls: calls)
     }
 
-    /// Moves the finished folder to `path` (in place of a symbolic link there).
+    /// Moves the finished folder to `path` (in place of a symbolic link there): its files and names
+    /// synced first (one `syncfs` of the file system, rather than one `fsync` per file), the parent
+    /// folder synced after.
     func commit() throws {
         let name = baseName(path)
         var info = stat()
         if fstatat(parentFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
-            unlinkat(parentFD, name, 0)
+            _ = calls.unlinkat(parentFD, name, 0)
         }
-        if renameat(parentFD, tempName, parentFD, name) != 0 {
+        if calls.syncfs(fd) != 0 || calls.renameat(parentFD, tempName, parentFD, name) != 0 {
             let error = fileError("write", path)
             abandon()
             throw error
         }
         done = true
+        if calls.fsync(parentFD) != 0 { throw fileError("sync the folder", parentFolder(path)) }
     }
 
     /// Removes the temporary folder and every file written into it.
@@ -418,8 +436,8 @@ final class OutputFolder {
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(dir)
-        for name in names { unlinkat(fd, name, 0) }
-        unlinkat(parentFD, tempName, AT_REMOVEDIR)
+        for name in names { _ = calls.unlinkat(fd, name, 0) }
+        _ = calls.unlinkat(parentFD, tempName, AT_REMOVEDIR)
     }
 
     static func isEmptyFolder(_ path: String) -> Bool {

@@ -138,36 +138,38 @@ enum TempEntries {
     }
 
     /// A new temporary file in the folder open as `folderFD`, locked, with exactly `mode`.
-    static func createFile(in folderFD: Int32, mode: UInt32, for target: String) throws -> (name: String, fd: Int32) {
+    static func createFile(in folderFD: Int32, mode: UInt32, for target: String,
+                           _ calls: FileCalls = .current) throws -> (name: String, fd: Int32) {
         let token = token()
-        let fd = openat(folderFD, newPrefix + token, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(FileModes.privateFile))
+        let fd = calls.openat(folderFD, newPrefix + token, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FileModes.privateFile)
         guard fd >= 0 else { throw fileError("write", target) }
-        return try finish(fd, token: token, in: folderFD, mode: mode, for: target, isFolder: false)
+        return try finish(fd, token: token, in: folderFD, mode: mode, for: target, isFolder: false, calls)
     }
 
     /// A new temporary folder in the folder open as `folderFD`, locked, with exactly `mode`; the
     /// returned descriptor is the folder's (`O_DIRECTORY`).
-    static func createFolder(in folderFD: Int32, mode: UInt32, for target: String) throws -> (name: String, fd: Int32) {
+    static func createFolder(in folderFD: Int32, mode: UInt32, for target: String,
+                             _ calls: FileCalls = .current) throws -> (name: String, fd: Int32) {
         let token = token()
-        guard mkdirat(folderFD, newPrefix + token, mode_t(FileModes.privateFolder)) == 0 else { throw fileError("write", target) }
-        let fd = openat(folderFD, newPrefix + token, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard calls.mkdirat(folderFD, newPrefix + token, FileModes.privateFolder) == 0 else { throw fileError("write", target) }
+        let fd = calls.openat(folderFD, newPrefix + token, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let error = fileError("write", target)
-            unlinkat(folderFD, newPrefix + token, AT_REMOVEDIR)
+            _ = calls.unlinkat(folderFD, newPrefix + token, AT_REMOVEDIR)
             throw error
         }
-        return try finish(fd, token: token, in: folderFD, mode: mode, for: target, isFolder: true)
+        return try finish(fd, token: token, in: folderFD, mode: mode, for: target, isFolder: true, calls)
     }
 
     private static func finish(_ fd: Int32, token: String, in folderFD: Int32, mode: UInt32, for target: String,
-                               isFolder: Bool) throws -> (name: String, fd: Int32) {
+                               isFolder: Bool, _ calls: FileCalls) throws -> (name: String, fd: Int32) {
         // Where the file system has no flock (rare), the entry is unlocked: the grace period of
         // `new` entries does not apply to it, and another export's sweep may remove it mid-write.
         _ = flock(fd, LOCK_EX)
-        if fchmod(fd, mode_t(mode)) != 0 || renameat(folderFD, newPrefix + token, folderFD, tempPrefix + token) != 0 {
+        if fchmod(fd, mode_t(mode)) != 0 || calls.renameat(folderFD, newPrefix + token, folderFD, tempPrefix + token) != 0 {
             let error = fileError("write", target)
-            unlinkat(folderFD, newPrefix + token, isFolder ? AT_REMOVEDIR : 0)
-            close(fd)
+            _ = calls.unlinkat(folderFD, newPrefix + token, isFolder ? AT_REMOVEDIR : 0)
+            _ = calls.close(fd)
             throw error
         }
         return (tempPrefix + token, fd)
@@ -177,7 +179,7 @@ enum TempEntries {
     /// rules); anything else is left alone, and failures are ignored (the next sweep tries again).
     /// Returns the names removed. O(entries of the folder).
     @discardableResult
-    static func sweep(_ folderFD: Int32) -> [String] {
+    static func sweep(_ folderFD: Int32, _ calls: FileCalls = .current) -> [String] {
         var removed: [String] = []
         for (name, isNew) in candidates(folderFD) {
             let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -194,9 +196,9 @@ enum TempEntries {
             guard fstatat(folderFD, name, &now, AT_SYMLINK_NOFOLLOW) == 0,
                   now.st_dev == info.st_dev, now.st_ino == info.st_ino else { continue }
             if type == S_IFDIR {
-                removeFiles(in: fd)
-                if unlinkat(folderFD, name, AT_REMOVEDIR) == 0 { removed.append(name) }
-            } else if unlinkat(folderFD, name, 0) == 0 {
+                removeFiles(in: fd, calls)
+                if calls.unlinkat(folderFD, name, AT_REMOVEDIR) == 0 { removed.append(name) }
+            } else if calls.unlinkat(folderFD, name, 0) == 0 {
                 removed.append(name)
             }
         }
@@ -225,7 +227,7 @@ enum TempEntries {
     }
 
     /// Removes the regular files (owned by this user) directly in the folder open as `fd`.
-    private static func removeFiles(in fd: Int32) {
+    private static func removeFiles(in fd: Int32, _ calls: FileCalls) {
         let copy = dup(fd)
         guard copy >= 0, let dir = fdopendir(copy) else { return }
         defer { closedir(dir) }
@@ -236,7 +238,7 @@ enum TempEntries {
         for name in names {
             var info = stat()
             if fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() {
-                unlinkat(fd, name, 0)
+                _ = calls.unlinkat(fd, name, 0)
             }
         }
     }
