@@ -545,6 +545,16 @@ static int s_renameat(int old_dirfd, const char *old_path, int new_dirfd, const 
             free(t->path);
             t->path = strdup(moved);
         }
+        /* An open descriptor follows its file through a rename (an export renames its temporary
+         * file while it writes it). */
+        for (int i = 0; i < MAX_FDS; i++) {
+            char *p = fds[i].path;
+            if (!p || strncmp(p, from, n) != 0 || (p[n] != 0 && p[n] != '/')) continue;
+            char moved[PATH_MAX];
+            snprintf(moved, sizeof moved, "%s%s", to, p + n);
+            free(p);
+            fds[i].path = strdup(moved);
+        }
         pthread_mutex_unlock(&lock);
     }
     return rc;
