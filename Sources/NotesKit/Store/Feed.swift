@@ -146,7 +146,7 @@ struct FeedRow {
     func forEach(after since: Int64, _ body: (Int64, Int64, Int) throws -> Bool) throws {
         guard let entries else {
             guard lastSeq >= seq else { throw Feed.damaged("row \(seq) ends before it starts") }
-            var k = max(0, since + 1 - seq)
+            var k = since < seq ? 0 : since - seq + 1
             while seq + k <= lastSeq {
                 guard try body(seq + k, entityId + k, Int(k)) else { return }
                 k += 1
