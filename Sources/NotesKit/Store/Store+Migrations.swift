@@ -122,7 +122,7 @@ extension Store {
         try refuseForeignDatabase(db)
         // Freed pages can be given back without rewriting the file (`Store.compact`). Takes effect
         // only on a new, empty file (a store made before it is switched by one VACUUM).
-        if !readOnly { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
+        if !readOnly, try scalar(db, "PRAGMA page_count") == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
     }
