@@ -136,14 +136,12 @@ enum Handles {
     enum Kind: UInt, Sendable {
         case store = 1
         case layout = 2
-        case subscription = 3
         case rows = 4
 
         var name: String {
             switch self {
             case .store: "nk_store"
             case .layout: "nk_layout"
-            case .subscription: "nk_subscription"
             case .rows: "nk_rows"
             }
         }

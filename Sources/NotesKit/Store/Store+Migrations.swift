@@ -1,5 +1,3 @@
-import CSQLite
-
 /// A named, forward-only schema step. Applied once, in order, and recorded in `migrations`.
 ///
 /// `then` runs after the SQL, in the same transaction, for what SQL alone cannot do (building a
