@@ -1,6 +1,8 @@
 /// Migration `0005_compact_rows_and_feed`: rewrites a store into the compact form.
 ///
-/// - every uid becomes 16 bytes (a BLOB) instead of 36 characters of text;
+/// - every uid becomes 16 bytes (a BLOB) instead of 36 characters of text (a CHECK refuses
+///   anything else, so SQL that binds a uid as text instead of `Statement.bind(_:uid:)` fails
+///   loudly rather than storing a uid no lookup finds);
 /// - columns go small and fixed first, text last (a row's fixed fields are read without walking
 ///   past its text);
 /// - indexes name no `id` column: SQLite ends every index entry with the rowid, so
@@ -23,7 +25,7 @@ enum CompactRowsMigration {
             created_at INTEGER NOT NULL,
             updated_at INTEGER NOT NULL,
             revision INTEGER NOT NULL DEFAULT 1,
-            uid BLOB NOT NULL UNIQUE,
+            uid BLOB NOT NULL UNIQUE CHECK (typeof(uid) = 'blob' AND length(uid) = 16),
             title TEXT NOT NULL,
             content TEXT NOT NULL
         );
@@ -33,7 +35,7 @@ enum CompactRowsMigration {
             base_revision INTEGER,
             created_at INTEGER NOT NULL,
             updated_at INTEGER NOT NULL,
-            uid BLOB NOT NULL UNIQUE,
+            uid BLOB NOT NULL UNIQUE CHECK (typeof(uid) = 'blob' AND length(uid) = 16),
             title TEXT NOT NULL,
             content TEXT NOT NULL
         );
@@ -42,7 +44,7 @@ enum CompactRowsMigration {
             created_at INTEGER NOT NULL,
             last_activity_at INTEGER NOT NULL,
             activity_seq INTEGER NOT NULL,
-            uid BLOB NOT NULL UNIQUE,
+            uid BLOB NOT NULL UNIQUE CHECK (typeof(uid) = 'blob' AND length(uid) = 16),
             title TEXT NOT NULL
         );
         CREATE TABLE messages_compact(
@@ -50,7 +52,7 @@ enum CompactRowsMigration {
             conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
             sent_at INTEGER NOT NULL,
             from_me INTEGER NOT NULL,
-            uid BLOB NOT NULL UNIQUE,
+            uid BLOB NOT NULL UNIQUE CHECK (typeof(uid) = 'blob' AND length(uid) = 16),
             content TEXT NOT NULL
         );
         CREATE TABLE feed(
