@@ -158,11 +158,11 @@ extension Store {
         if rebuilds {
             // Give the old tables' pages back: at once in incremental mode, else by the one VACUUM
             // that switches the store to it (a store made before; `compact()` does it if this is
-            // interrupted).
+            // interrupted, or fails, e.g. on a full disk: the migration itself has committed).
             if try scalar(db, "PRAGMA auto_vacuum") == 2 {
-                try db.execute("PRAGMA incremental_vacuum")
+                _ = try? db.execute("PRAGMA incremental_vacuum")
             } else {
-                _ = try vacuumIntoIncrementalMode(db)
+                _ = try? vacuumIntoIncrementalMode(db)
             }
         }
     }

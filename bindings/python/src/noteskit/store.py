@@ -221,7 +221,9 @@ class Store:
         elif isinstance(retain, timedelta):
             ms = int(retain.total_seconds() * 1000)
         elif isinstance(retain, (int, float)) and not isinstance(retain, bool):
-            ms = int(retain * 1000) if retain == retain and abs(retain) < 2 ** 52 else -1
+            if not -2 ** 52 < retain < 2 ** 52:  # NaN and infinities too
+                raise ValidationError(f"retain must be a number of seconds, got {retain}", field="retain")
+            ms = int(retain * 1000)
         else:
             raise InvalidArgumentError(f"retain must be a timedelta, a number of seconds or None, got {type(retain).__name__}",
                                        field="retain")
