@@ -165,3 +165,31 @@ def test_compact_on_a_read_only_or_closed_store_is_refused(db_path: Path) -> Non
     store.close()
     with pytest.raises(nk.ClosedError):
         store.compact()
+
+
+def test_a_damaged_feed_row_is_a_corrupt_store_error_not_a_crash(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        a, b = store.conversations.create("a"), store.conversations.create("b")
+        for i in range(20):
+            (a if i % 2 else b).send(f"m{i}")
+        since = store.last_change_seq()
+        a.delete()  # its messages' ids are scattered: the row lists them
+        assert len(store.changes(since=since)) == 11
+    pristine = db_path.read_bytes()
+    for damage in ("UPDATE feed SET entries = x'ffff' WHERE entries IS NOT NULL",      # a truncated varint
+                   "UPDATE feed SET kind = 42 WHERE entries IS NOT NULL",               # an unknown kind
+                   "UPDATE feed SET entries = NULL, last_seq = seq - 5 WHERE entries IS NOT NULL",  # ends before it starts
+                   "DELETE FROM feed WHERE entries IS NOT NULL"):                       # a create without its tombstone
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        db_path.write_bytes(pristine)
+        db = sqlite3.connect(db_path)
+        assert db.execute(damage).rowcount == 1
+        db.commit()
+        db.close()
+        with nk.Store.open(db_path) as store:
+            with pytest.raises(nk.CorruptStoreError, match="change feed is damaged"):
+                every_change(store)
+            if not damage.startswith("DELETE"):
+                with pytest.raises(nk.CorruptStoreError):
+                    store.compact()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 import pytest
 
@@ -57,9 +57,9 @@ QUERIES = {
 ORDERED_WALK = re.compile(r"^SCAN \w+ USING (COVERING )?INDEX \w+$|^SCAN \w+$")
 
 
-def plans(path: Path) -> dict:
+def plans(path: Path) -> Dict[str, List[str]]:
     db = sqlite3.connect(path)
-    out = {}
+    out: Dict[str, List[str]] = {}
     for name, sql in QUERIES.items():
         out[name] = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, [None] * sql.count("?"))]
     return out
