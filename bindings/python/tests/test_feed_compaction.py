@@ -193,3 +193,55 @@ def test_a_damaged_feed_row_is_a_corrupt_store_error_not_a_crash(db_path: Path) 
             if not damage.startswith("DELETE"):
                 with pytest.raises(nk.CorruptStoreError):
                     store.compact()
+
+
+def test_compaction_running_beside_writers_in_threads_keeps_each_records_latest_change(db_path: Path) -> None:
+    import threading
+
+    with nk.Store.open(db_path) as store:
+        stop = threading.Event()
+        errors: List[BaseException] = []
+
+        def writer(k: int) -> None:
+            try:
+                conv = store.conversations.create(f"c{k}")
+                for n in range(60):
+                    a = store.articles.create(title=f"{k}-{n}", content="v1")
+                    store.articles.update(a.id, content="v2")
+                    if n % 5 == 0:
+                        store.articles.delete(a.id)
+                    conv.send(f"m{n}")
+            except BaseException as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        def compactor() -> None:
+            try:
+                while not stop.is_set():
+                    store.compact()
+            except BaseException as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+        c = threading.Thread(target=compactor)
+        c.start()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        stop.set()
+        c.join()
+        assert not errors, errors
+        store.compact()
+        changes = every_change(store)
+        assert [c.seq for c in changes] == sorted({c.seq for c in changes})
+        latest = {(c.entity, c.id): c for c in changes}
+        assert len(latest) == len(changes)  # one change per record
+        live = {a.id: a for a in store.articles.iter()}
+        for (entity, id), change in latest.items():
+            if entity == "article":
+                if id in live:
+                    assert (change.op, change.revision, change.uid) == ("update", 2, live[id].uid)
+                else:
+                    assert change.op == "delete"
+        assert sum(1 for (e, _) in latest if e == "article") == 3 * 60
+        assert sum(1 for (e, _) in latest if e == "message") == 3 * 60
