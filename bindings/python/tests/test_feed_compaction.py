@@ -245,3 +245,25 @@ def test_compaction_running_beside_writers_in_threads_keeps_each_records_latest_
                     assert change.op == "delete"
         assert sum(1 for (e, _) in latest if e == "article") == 3 * 60
         assert sum(1 for (e, _) in latest if e == "message") == 3 * 60
+
+
+def test_a_deleted_conversation_lists_its_messages_oldest_first_whatever_their_ids(db_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    with nk.Store.open(db_path) as store:
+        conv, other = store.conversations.create("c"), store.conversations.create("o")
+        received = []
+        for n in range(40):  # later ids, earlier times: the feed lists ids going down, with gaps
+            received.append(conv.receive(f"r{n}", sent_at=datetime(2020, 1, 1, tzinfo=timezone.utc) - timedelta(minutes=n)))
+            other.send(f"o{n}")
+        since = store.last_change_seq()
+        conv.delete()
+        gone = store.changes(since=since)
+        assert [(c.id, c.uid) for c in gone[:-1]] == [(m.id, m.uid) for m in reversed(received)]
+        assert feed_rows(db_path) - feed_rows_before(db_path, since) == 2
+        store.compact()
+        assert [(c.op, c.id) for c in store.changes(since=since)] == [(c.op, c.id) for c in gone]
+
+
+def feed_rows_before(path: Path, seq: int) -> int:
+    return int(sqlite3.connect(path).execute("SELECT count(*) FROM feed WHERE seq <= ?", (seq,)).fetchone()[0])
