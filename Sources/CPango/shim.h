@@ -21,3 +21,23 @@ static inline void cpango_ft2_font_map_set_resolution(PangoFontMap *map, double 
 static inline void cpango_object_unref(void *object) { g_object_unref(object); }
 
 static inline int cpango_scale(void) { return PANGO_SCALE; }
+
+// Windowed measuring (TextMeasurer+Windows.swift): what it needs of a layout line and of the
+// paragraph directions, as Pango computes them for a whole layout.
+static inline PangoDirection cpango_find_base_dir(const char *text, int length) {
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    return pango_find_base_dir(text, length);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+static inline int cpango_line_unknown_glyphs(PangoLayoutLine *line) {
+    int count = 0;
+    for (GSList *run = line->runs; run; run = run->next) {
+        PangoGlyphString *glyphs = ((PangoGlyphItem *)run->data)->glyphs;
+        for (int i = 0; i < glyphs->num_glyphs; i++)
+            if (glyphs->glyphs[i].glyph & PANGO_GLYPH_UNKNOWN_FLAG) count++;
+    }
+    return count;
+}
+
+static inline PangoLayoutLine *cpango_lines_line(GSList *node) { return (PangoLayoutLine *)node->data; }
