@@ -15,7 +15,8 @@ import CPango
 /// width; break opportunities and shaping depend on neighbouring characters only). So a long text
 /// is laid out in windows of a few lines: each window starts at a line start, is laid out by Pango,
 /// and its lines are kept up to the last one that starts at least ``margin`` code points before the
-/// window's end (its text and the context after it are all inside the window); the next window
+/// window's end and is followed by one more whole line (its text and the context Pango looks at
+/// after it are all inside the window); the next window
 /// starts where the first line not kept starts. A window that keeps no line is doubled. A window
 /// never spans paragraphs of different base directions, and it is given its paragraph's direction
 /// as Pango resolves it for the whole text (the first strong character of the paragraph, else the
@@ -75,18 +76,19 @@ extension TextMeasurer {
                         next = run.end
                     } else {
                         let limit = TextMeasurer.retreat(buffer, from: end, codePoints: TextMeasurer.margin, floor: start)
-                        keep = 0
-                        next = start
-                        var node = lines, index = 0
-                        while let current = node {
-                            guard let line = cpango_lines_line(current) else { break }
+                        // Keep up to the last line starting `margin` before the end that is
+                        // followed by one more whole line in the window.
+                        var starts: [Int] = []
+                        var node = lines
+                        while let current = node, let line = cpango_lines_line(current) {
                             let lineStart = start + Int(line.pointee.start_index)
                             if lineStart > limit { break }
-                            if index > 0 { keep = index; next = lineStart }
-                            index += 1
+                            starts.append(lineStart)
                             node = current.pointee.next
                         }
-                        if keep == 0 {  // no line ends well inside the window: a bigger one
+                        keep = min(starts.count - 1, Int(pango_layout_get_line_count(layout)) - 2)
+                        next = keep > 0 ? starts[keep] : start
+                        if keep <= 0 {  // no line ends well inside the window: a bigger one
                             window *= 2
                             continue
                         }
