@@ -45,9 +45,10 @@ extension TextMeasurer {
     }
 
     /// Lays out `text` wrapped at `maxWidth` in windows (see above) and returns the metrics the
-    /// whole layout has; `visit` gets each line with its origin (x, baseline) in Pango units.
+    /// whole layout has; `visit` gets each line with its origin (x, baseline) and its bottom, in Pango
+    /// units from the text's top-left corner.
     func measureInWindows(_ text: String, maxWidth: Double, font: FontSpec,
-                          visit: ((UnsafeMutablePointer<PangoLayoutLine>, Int64, Int64) -> Void)? = nil) throws -> TextMetrics {
+                          visit: ((UnsafeMutablePointer<PangoLayoutLine>, Int64, Int64, Int64) -> Void)? = nil) throws -> TextMetrics {
         let layout = windowed
         pango_layout_set_font_description(layout, try description(font))
         let layoutWidth = Int32((maxWidth * Double(cpango_scale())).rounded(.down))
@@ -102,7 +103,7 @@ extension TextMeasurer {
                         let x = (rightToLeft ? Int64(layoutWidth) - Int64(logical.width) : 0) + Int64(logical.x)
                         minX = min(minX, x)
                         maxX = max(maxX, x + Int64(logical.width))
-                        visit?(line, x, top - Int64(logical.y))
+                        visit?(line, x, top - Int64(logical.y), top + Int64(logical.height))
                         top += Int64(logical.height)
                         unknown += Int(cpango_line_unknown_glyphs(line))
                         lineCount += 1

@@ -131,19 +131,36 @@ final class TextMeasurer {
 
     /// Draws `text`, laid out exactly as ``measure(_:maxWidth:font:singleLine:)`` lays it out,
     /// into an 8-bit coverage bitmap with its top-left corner at (`x`, `y`); returns its metrics.
+    /// With `clipHeight`, only the lines that end within that height are drawn.
     func render(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool = false,
-                into bitmap: inout FT_Bitmap, x: Int32, y: Int32) throws -> TextMetrics {
-        if !singleLine && TextMeasurer.needsWindows(text, size: font.size) {
-            return try withUnsafeMutablePointer(to: &bitmap) { target in
-                try measureInWindows(text, maxWidth: maxWidth, font: font) { line, lineX, baseline in
-                    pango_ft2_render_layout_line(target, line, x + Int32(clamping: (lineX + 512) >> 10),
-                                                 y + Int32(clamping: (baseline + 512) >> 10))
-                }
+                into bitmap: inout FT_Bitmap, x: Int32, y: Int32, clipHeight: Double? = nil) throws -> TextMetrics {
+        let clip = clipHeight.map { Int64(($0 * Double(cpango_scale())).rounded(.down)) } ?? .max
+        return try withUnsafeMutablePointer(to: &bitmap) { target in
+            // A line at (lineX, baseline), ending at `bottom`, in Pango units from the text's corner.
+            func draw(_ line: UnsafeMutablePointer<PangoLayoutLine>, _ lineX: Int64, _ baseline: Int64, _ bottom: Int64) {
+                guard bottom <= clip else { return }
+                pango_ft2_render_layout_line(target, line, x + Int32(clamping: (lineX + 512) >> 10), y + Int32(clamping: (baseline + 512) >> 10))
             }
+            if !singleLine && TextMeasurer.needsWindows(text, size: font.size) {
+                return try measureInWindows(text, maxWidth: maxWidth, font: font, visit: draw)
+            }
+            let metrics = try measure(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
+            let layout = singleLine ? self.singleLine : wrapping
+            guard clipHeight != nil else {
+                pango_ft2_render_layout(target, layout, x, y)
+                return metrics
+            }
+            guard let iter = pango_layout_get_iter(layout) else { return metrics }
+            defer { pango_layout_iter_free(iter) }
+            repeat {
+                var logical = PangoRectangle()
+                pango_layout_iter_get_line_extents(iter, nil, &logical)
+                if let line = pango_layout_iter_get_line_readonly(iter) {
+                    draw(line, Int64(logical.x), Int64(pango_layout_iter_get_baseline(iter)), Int64(logical.y) + Int64(logical.height))
+                }
+            } while pango_layout_iter_next_line(iter) != 0
+            return metrics
         }
-        let metrics = try measure(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
-        pango_ft2_render_layout(&bitmap, singleLine ? self.singleLine : wrapping, x, y)
-        return metrics
     }
 
     private func prepare(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool) throws -> OpaquePointer {
