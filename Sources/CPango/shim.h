@@ -41,3 +41,8 @@ static inline int cpango_line_unknown_glyphs(PangoLayoutLine *line) {
 }
 
 static inline PangoLayoutLine *cpango_lines_line(GSList *node) { return (PangoLayoutLine *)node->data; }
+
+// dladdr (a GNU extension the Glibc module does not show): where the shared object holding an
+// address was loaded from, so that the fonts the wheel installs beside the library can be found.
+typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } cpango_dl_info;
+extern int cpango_dladdr(const void *address, cpango_dl_info *info) __asm__("dladdr");

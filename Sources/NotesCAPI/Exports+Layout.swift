@@ -20,6 +20,8 @@ public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
         w.raw("{"); w.key("fontconfig"); w.string(xml)
         w.raw(","); w.key("families"); w.list(Fonts.families) { $0.string($1) }
         w.raw(","); w.key("directory"); w.string(Fonts.directory)
+        w.raw(","); w.key("files"); w.list(try Fonts.files()) { $0.string($1) }
+        w.raw(","); w.key("cache_directory"); if let cache = Fonts.cacheDirectory { w.string(cache) } else { w.raw("null") }
         w.raw(","); w.key("dpi"); w.number(Fonts.dpi)
         w.raw(","); w.key("language"); w.string(Fonts.language)
         w.raw("}")

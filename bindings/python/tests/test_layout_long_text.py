@@ -70,18 +70,18 @@ def long_texts() -> list[str]:
     zero-width spaces, long words."""
     rng = random.Random(20261130)
     texts = corpus()
-    mixed = "\n".join(texts) * 3
-    words = " ".join(t for t in texts if t) * 2
+    mixed = "\n".join(texts)
+    words = " ".join(t for t in texts if t)
     rtl = "\n".join(["שלום עולם, זה טקסט ארוך " * 30, "12345 67890 " * 40, "hello world " * 50, "", "مرحبا بالعالم " * 40] * 4)
     neutral_first = "123 456 … " * 200 + "\n" + "שלום " * 300 + "\n" + "... " * 300
     marks = ("a" + "\u0301" * 40 + " ") * 80 + "\u200b".join("x" * 30 for _ in range(100))
-    crlf = "\r\n".join("line " * rng.randint(0, 40) for _ in range(300)) + "\t\ttabbed\t" * 100
+    crlf = "\r\n".join("line " * rng.randint(0, 40) for _ in range(100)) + "\t\ttabbed\t" * 100
     cjk = "今天天气真好，我们去公园散步吧。" * 400 + "😀🎉👍🏽" * 300
     return [mixed, words, rtl, neutral_first, marks, crlf, cjk]
 
 
 def test_long_texts_measure_as_pango_measures_them_whole():
-    items = [[text, width, font, size] for text in long_texts() for width in (37, 240, 359.5)
+    items = [[text, width, font, size] for text in long_texts() for width in (37, 359.5)
              for font, size in (("WenQuanYi Micro Hei", 17), ("DejaVu Sans", 13))]
     assert min(len(text) for text, *_ in items) > 3_000
     expected = oracle(items)

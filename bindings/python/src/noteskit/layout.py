@@ -71,18 +71,24 @@ def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: fl
 
 @dataclass(frozen=True)
 class FontConfiguration:
-    """The pinned font setup: ``fontconfig`` is the XML NotesKit loads (usable as ``FONTCONFIG_FILE``
-    to make another program see the same fonts), measured at ``dpi`` with Pango language ``language``.
+    """The pinned font setup. NotesKit builds its fontconfig configuration in code from ``files``
+    (found in ``directory``: ``$NOTESKIT_FONT_DIR``, else the copies inside the installed package,
+    else the Debian font folders) and reads no fontconfig file; ``fontconfig`` is the same
+    configuration as XML, for other programs (``FONTCONFIG_FILE``) to see exactly these fonts.
+    Measured at ``dpi`` with Pango language ``language``; fontconfig's cache is kept in
+    ``cache_directory`` (owner-only; None when there is no cache folder).
 
     >>> import noteskit as nk
     >>> config = nk.font_configuration()
-    >>> (config.families, config.dpi)
-    (['WenQuanYi Micro Hei', 'DejaVu Sans'], 72)
+    >>> (config.families, config.dpi, [f.rsplit("/", 1)[1] for f in config.files])
+    (['WenQuanYi Micro Hei', 'DejaVu Sans'], 72, ['wqy-microhei.ttc', 'DejaVuSans.ttf'])
     """
 
     fontconfig: str
     families: List[str]
     directory: str
+    files: List[str]
+    cache_directory: Optional[str]
     dpi: float
     language: str
 
@@ -95,7 +101,8 @@ def font_configuration() -> FontConfiguration:
     'WenQuanYi Micro Hei'
     """
     data = _ffi.call_json(_ffi.nk_font_configuration)
-    return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["dpi"], data["language"])
+    return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["files"],
+                             data["cache_directory"], data["dpi"], data["language"])
 
 
 # ---- Styles -------------------------------------------------------------------------------------
