@@ -3,11 +3,13 @@ equal to Pango measuring the whole text wherever Pango can."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 import noteskit as nk
 from test_layout_measurement import corpus, oracle
+from test_layout_pictures import pixel, read_png
 
 DEFAULT = "WenQuanYi Micro Hei"
 
@@ -91,3 +93,21 @@ def test_long_texts_measure_as_pango_measures_them_whole():
         if [got.width, got.height, got.line_count, got.unknown_glyphs] != want:
             mismatches.append((text[:20], len(text), width, font, got, want))
     assert not mismatches, mismatches[:5]
+
+
+def test_a_long_content_is_drawn_line_by_line_down_to_its_last_line(store, tmp_path):
+    content = "今天天气真好，我们去公园散步吧。" * 300 + "最后一行"
+    article = store.articles.create(title="长文", content=content)
+    with store.layout(width=375) as lay:
+        height = lay.article_height(article.id)
+        picture = lay.render_articles([article.id], tmp_path / "long.png")
+    assert picture.height == height
+    _, _, rows = read_png(Path(picture.path))
+    text_bottom = int(height - 1 - 5 - 8)  # above the +1, the bottom padding and the view's inset
+    line = nk.measure_text("最", 349, size=13).height
+
+    def inked(y: int) -> bool:
+        return any(max(pixel(rows, x, y)) < 128 for x in range(13, 13 + 60))
+
+    assert any(inked(y) for y in range(text_bottom - line, text_bottom))  # "最后一行", the last line
+    assert not any(inked(y) for y in range(text_bottom + 1, int(height)))
