@@ -254,14 +254,14 @@ def run_migration(kills: int = 20, messages: int = 60_000, seed: int = 11, path:
         db = path or Path(tmp) / "kill9.db"
         outcomes = {"old": 0, "migrated": 0, "finished": 0}
         # How long a migration takes here: the kills land inside that window.
-        shutil.copyfile(template, db)
+        shutil.copy(template, db)  # with its mode: a private store
         started = time.monotonic()
         _kill_at_random_or_end([MIGRATE_CHILD, str(db)], rng, 600.0, 600.0)
         window = time.monotonic() - started
         for _ in range(kills):
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
-            shutil.copyfile(template, db)
+            shutil.copy(template, db)  # with its mode: a private store
             lines = _kill_at_random_or_end([MIGRATE_CHILD, str(db)], rng, 0.0, window)
             outcomes["finished"] += any(line.startswith("migrated") for line in lines)
             check = integrity(db)

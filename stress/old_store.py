@@ -7,6 +7,7 @@ after the migration.
 """
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 import uuid
@@ -64,6 +65,7 @@ def build(path: Path, articles: int = 200, conversations: int = 5, messages: int
     records: ``articles``, ``drafts``, ``conversations``, ``messages`` (tuples as the API shows
     them, times in ms) and ``changes`` (seq, entity, op, id, uid, revision, at)."""
     rng = random.Random(seed)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # owner-only, as NotesKit makes a store
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("CREATE TABLE migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
