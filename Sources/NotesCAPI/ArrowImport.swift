@@ -246,7 +246,7 @@ struct ArrowColumn {
                 if bytes == 0 { return nil }
                 throw bad("its \(what) buffer is NULL")
             }
-            try Self.checkReadable(pointer, bytes, "column \(name)'s \(what)")
+            try Self.checkReadable(pointer, bytes, "column \(name)'s \(what)", field: name)
             return pointer
         }
         func required(_ i: Int, _ bytes: Int, _ what: String) throws -> UnsafeRawPointer {
@@ -255,7 +255,7 @@ struct ArrowColumn {
         }
         // Validity: absent means no nulls, unless the array says it has some.
         if buffers.count > 0, array.null_count != 0, let pointer = buffers[0] {
-            try Self.checkReadable(pointer, (end + 7) / 8, "column \(name)'s validity")
+            try Self.checkReadable(pointer, (end + 7) / 8, "column \(name)'s validity", field: name)
             validity = pointer.assumingMemoryBound(to: UInt8.self)
         } else {
             guard array.null_count <= 0 || format == "n" else { throw bad("it has \(array.null_count) nulls and no validity buffer") }
@@ -373,12 +373,12 @@ struct ArrowColumn {
 
     /// Refuses memory that is not mapped (a buffer shorter than its array claims, a forged pointer)
     /// before it is read: the process must not crash on a malformed input.
-    static func checkReadable(_ pointer: UnsafeRawPointer, _ bytes: Int, _ what: String) throws {
+    static func checkReadable(_ pointer: UnsafeRawPointer, _ bytes: Int, _ what: String, field: String? = nil) throws {
         guard bytes > 0 else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let address = UInt(bitPattern: pointer)
         let (end, overflow) = address.addingReportingOverflow(UInt(bytes))
-        guard !overflow else { throw NotesError(.invalidArgument, "\(what) runs past the end of memory", field: nil) }
+        guard !overflow else { throw NotesError(.invalidArgument, "\(what) runs past the end of memory", field: field) }
         let first = address & ~UInt(page - 1)
         let length = Int(end - first)
         var pages = [UInt8](repeating: 0, count: (length + page - 1) / page)
@@ -386,7 +386,8 @@ struct ArrowColumn {
             mincore(UnsafeMutableRawPointer(bitPattern: first), length, vector.baseAddress) == 0
         }
         guard ok else {
-            throw NotesError(.invalidArgument, "\(what) runs past its buffer (\(bytes) bytes from \(pointer) are not all readable memory)")
+            throw NotesError(.invalidArgument, "\(what) runs past its buffer (\(bytes) bytes from \(pointer) are not all readable memory)",
+                             field: field)
         }
     }
 
@@ -463,6 +464,11 @@ struct ArrowColumn {
         NotesError(.validation, "record \(record): \(name) \(message)", field: name, line: record)
     }
 
+    /// Invalid UTF-8 is an invalid argument, as for every string across the ABI.
+    private func notUTF8(_ record: Int) -> NotesError {
+        NotesError(.invalidArgument, "record \(record): \(name) is not valid UTF-8", field: name, line: record)
+    }
+
     /// The text of `row` (nil when null), its UTF-8 checked.
     func text(_ row: Int, record: Int) throws -> String? {
         if isNull(row) { return nil }
@@ -480,7 +486,7 @@ struct ArrowColumn {
             if length <= 12 {
                 // Inline: the text is in the view itself.
                 guard let text = Self.string(UnsafeBufferPointer(start: (at + 4).assumingMemoryBound(to: UInt8.self), count: length)) else {
-                    throw fail(record, "is not valid UTF-8")
+                    throw notUTF8(record)
                 }
                 return text
             }
@@ -492,7 +498,7 @@ struct ArrowColumn {
         default:
             throw fail(record, "must be a string, got \(layoutName)")
         }
-        guard let text = Self.string(bytes) else { throw fail(record, "is not valid UTF-8") }
+        guard let text = Self.string(bytes) else { throw notUTF8(record) }
         return text
     }
 

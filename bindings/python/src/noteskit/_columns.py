@@ -279,7 +279,7 @@ def _flag(field: Field, values: List[Any], first: int) -> _Column:
         return _Column(b"C", (None, bytes(values)), 0)
     out = bytearray(len(values))
     for i, v in enumerate(values):
-        if v is True or v is False or type(v).__name__ == "bool_":
+        if v is True or v is False or getattr(getattr(v, "dtype", None), "kind", "") == "b":  # numpy's bool
             out[i] = bool(v)
         elif _missing(v):
             raise _fail(first + i, field.name, "is missing" if v is _ABSENT else f"is missing ({v!r})")
