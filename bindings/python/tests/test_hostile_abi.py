@@ -162,7 +162,7 @@ def test_wrong_python_types_are_invalid_arguments(store):
         store.articles.create(title=b"bytes", content="c")  # type: ignore[arg-type]
     with pytest.raises(nk.InvalidArgumentError):
         store.articles.get("1")  # type: ignore[arg-type]
-    with pytest.raises(nk.ValidationError, match="record 0: must be an object"):
+    with pytest.raises(nk.ValidationError, match="record 0: must be a mapping, got str"):
         store.articles.create_many(["not a mapping"])  # type: ignore[list-item]
     with pytest.raises(nk.InvalidArgumentError, match="set"):
         store.articles.create_many([{"title": {1, 2}, "content": "c"}])

@@ -22,7 +22,8 @@ from array import array
 from ctypes import POINTER, c_int64, c_void_p
 from datetime import datetime, timedelta, timezone
 from itertools import accumulate
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import Mapping as _Mapping
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _ffi
 from ._ffi import ArrowArray, ArrowArrayStream, ArrowSchema
@@ -324,34 +325,43 @@ _PACKERS: Dict[str, Callable[[Field, List[Any], int], _Column]] = {TEXT: _text, 
 
 
 def pack(records: Sequence[Any], fields: Sequence[Field]) -> Stream:
-    """A list of mappings as a stream of struct batches (``BATCH_RECORDS`` records each)."""
+    """A list of mappings as a stream of struct batches (``BATCH_RECORDS`` records each). An
+    optional field no record has is left out of the batches."""
     names = [f.name for f in fields]
-    for i, r in enumerate(records):
-        if not isinstance(r, Mapping):
-            raise ValidationError(f"record {i}: must be a mapping, got {_type_name(r)}", line=i)
+    if set(map(type, records)) - {dict}:
+        for i, r in enumerate(records):
+            if not isinstance(r, _Mapping):
+                raise ValidationError(f"record {i}: must be a mapping, got {_type_name(r)}", line=i)
+    columns: List[Tuple[Field, List[Any]]] = []
+    given, keys = 0, sum(map(len, records))
+    required = [f for f in fields if f.required]
+    for f in fields:
+        if not f.required and keys == given and given == len(records) * len(required):
+            continue  # the records have the required fields only: no record has this one
+        try:
+            values = [r[f.name] for r in records]
+        except KeyError:
+            values = [r.get(f.name, _ABSENT) for r in records]
+        absent = values.count(_ABSENT)
+        given += len(values) - absent
+        if absent < len(values) or f.required:
+            columns.append((f, values))
+    if given != keys:  # some record has a key that is not a field
+        for i, r in enumerate(records):
+            for key in r:
+                if key not in names:
+                    raise _fail(i, str(key), f"is not a field (the fields are {', '.join(names)})")
     # A time field with any ISO-8601 text goes as text (the library parses it), else as timestamps.
-    text_times = {f.name for f in fields if f.kind == TIME
-                  and any(isinstance(r.get(f.name), str) for r in records if f.name in r)}
-    schema = _schema(fields, text_times)
+    text_times = {f.name for f, values in columns if f.kind == TIME and any(isinstance(v, str) for v in values)}
+    kept = [f for f, _ in columns]
+    schema = _schema(kept, text_times)
     batches: List[ArrowArray] = []
     try:
         for first in range(0, len(records), BATCH_RECORDS):
-            part = records[first:first + BATCH_RECORDS]
-            columns: List[_Column] = []
-            given = 0
-            for f in fields:
-                values = [r.get(f.name, _ABSENT) for r in part]
-                given += len(values) - values.count(_ABSENT)
-                if f.kind == TIME:
-                    columns.append(_time(f, values, first, as_text=f.name in text_times))
-                else:
-                    columns.append(_PACKERS[f.kind](f, values, first))
-            if given != sum(map(len, part)):  # some record has a key that is not a field
-                for i, r in enumerate(part):
-                    for key in r:
-                        if key not in names:
-                            raise _fail(first + i, str(key), f"is not a field (the fields are {', '.join(names)})")
-            batches.append(_batch(len(part), columns))
+            end = first + BATCH_RECORDS
+            packed = [_time(f, values[first:end], first, as_text=f.name in text_times) if f.kind == TIME
+                      else _PACKERS[f.kind](f, values[first:end], first) for f, values in columns]
+            batches.append(_batch(min(end, len(records)) - first, packed))
     except BaseException:
         Stream(schema, batches).close()
         raise
