@@ -164,5 +164,6 @@ def test_wrong_python_types_are_invalid_arguments(store):
         store.articles.get("1")  # type: ignore[arg-type]
     with pytest.raises(nk.ValidationError, match="record 0: must be a mapping, got str"):
         store.articles.create_many(["not a mapping"])  # type: ignore[list-item]
-    with pytest.raises(nk.InvalidArgumentError, match="set"):
-        store.articles.create_many([{"title": {1, 2}, "content": "c"}])
+    with pytest.raises(nk.ValidationError, match="record 0: title must be a string, got set") as e:
+        store.articles.create_many([{"title": {1, 2}, "content": "c"}])  # a record's field: named with its record
+    assert (e.value.field, e.value.line) == ("title", 0)
