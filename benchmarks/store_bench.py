@@ -103,7 +103,8 @@ def main() -> None:
         ("get one article by id (from Python)", ours_get, "sqlite3 fetch + dataclass", peer_get_t, "≤ 1.0×", ""),
         (f"page of 20 at depth {depth} vs first page", deep, "our first page", first, "≤ 1.5×", ""),
         (f"create_many of {n} articles", ours_bulk, "sqlite3 executemany", peer_bulk, "≤ 1.0×",
-         f"; throughput {n / ours_bulk:,.0f} vs {n / peer_bulk:,.0f} rows/s = {(n / ours_bulk) / (n / peer_bulk):.2f}× the peer, goal ≥ 1.0×"),
+         f"; throughput {n / ours_bulk:,.0f} vs {n / peer_bulk:,.0f} rows/s = {(n / ours_bulk) / (n / peer_bulk):.2f}× the peer, goal ≥ 0.5× "
+         "(issue 11, search index included; from a pyarrow Table ≥ 1.0×: benchmarks/bulk_write_bench.py)"),
     ])
     print(f"\nfor context: OFFSET paging at depth {depth} takes {fmt(offset)} vs {fmt(offset_first)} for its first page "
           f"({offset / offset_first:.0f}×)")

@@ -53,9 +53,9 @@ _EPOCH_NAIVE = datetime(1970, 1, 1)
 _MS = timedelta(milliseconds=1)
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
 
-_SchemaRelease = dict(ArrowSchema._fields_)["release"]
-_ArrayRelease = dict(ArrowArray._fields_)["release"]
-_StreamFields = dict(ArrowArrayStream._fields_)
+_SchemaRelease: Any = {f[0]: f[1] for f in ArrowSchema._fields_}["release"]
+_ArrayRelease: Any = {f[0]: f[1] for f in ArrowArray._fields_}["release"]
+_StreamFields: Dict[str, Any] = {f[0]: f[1] for f in ArrowArrayStream._fields_}
 
 #: What this module made and nobody has released yet, by key (the structs' ``private_data``).
 _live: Dict[int, Any] = {}
@@ -69,8 +69,7 @@ def _keep(holder: Any) -> int:
     return key
 
 
-@_SchemaRelease
-def _release_schema(schema: Any) -> None:
+def _release_schema_function(schema: Any) -> None:
     s = schema.contents
     for i in range(s.n_children):
         child = s.children[i].contents
@@ -80,8 +79,7 @@ def _release_schema(schema: Any) -> None:
     ctypes.c_void_p.from_address(ctypes.addressof(s) + ArrowSchema.release.offset).value = None
 
 
-@_ArrayRelease
-def _release_array(array_: Any) -> None:
+def _release_array_function(array_: Any) -> None:
     a = array_.contents
     for i in range(a.n_children):
         child = a.children[i].contents
@@ -89,6 +87,10 @@ def _release_array(array_: Any) -> None:
             child.release(a.children[i])
     _live.pop(a.private_data or 0, None)
     ctypes.c_void_p.from_address(ctypes.addressof(a) + ArrowArray.release.offset).value = None
+
+
+_release_schema = _SchemaRelease(_release_schema_function)
+_release_array = _ArrayRelease(_release_array_function)
 
 
 def _move(source: int, target: ctypes.Structure, release_offset: int) -> None:
@@ -176,7 +178,7 @@ def arrow_stream(data: Any) -> Any:
     """The stream the library reads from an Arrow-capable object."""
     if _is_pandas(data):
         try:
-            import pyarrow
+            import pyarrow  # type: ignore[import-untyped, unused-ignore]
         except ImportError:
             raise InvalidArgumentError("a pandas DataFrame is read through pyarrow: pip install 'noteskit[arrow]'") from None
         data = pyarrow.Table.from_pandas(data, preserve_index=False)
@@ -264,7 +266,7 @@ def _text(field: Field, values: List[Any], first: int) -> _Column:
         lengths = map(len, encoded)
     offsets = array("q", accumulate(lengths, initial=0))
     nulls = 0 if valid is None else len(values) - sum(valid)
-    return _Column(b"U", (_bitmap(bytes(valid)) if nulls else None, offsets, data), nulls)
+    return _Column(b"U", (_bitmap(bytes(valid)) if valid is not None and nulls else None, offsets, data), nulls)
 
 
 def _encodable(text: str) -> bool:
