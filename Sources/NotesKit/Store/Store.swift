@@ -260,24 +260,25 @@ final class WriteContext {
     /// Appends one `create` change per (id, uid), in order, ``changesPerInsert`` rows per
     /// statement: a bulk write of a million rows does not pay a statement per change. Same feed
     /// as ``record(_:_:id:uid:revision:)``.
-    func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
+    func recordCreated(_ entity: String, ids: [Int64], uids: [String], revision: Int64? = nil) throws {
         let per = Self.changesPerInsert, whole = ids.count / per * per
         if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
         for start in stride(from: 0, to: whole, by: per) {
             let stmt = try connection.prepare(Self.multiRowChange)
             for k in 0..<per {
-                let p = Int32(4 * k)
-                stmt.bind(p + 1, entity).bind(p + 2, ids[start + k]).bind(p + 3, uids[start + k]).bind(p + 4, now.milliseconds)
+                let p = Int32(5 * k)
+                stmt.bind(p + 1, entity).bind(p + 2, ids[start + k]).bind(p + 3, uids[start + k]).bind(p + 4, revision)
+                    .bind(p + 5, now.milliseconds)
             }
             try stmt.run()
             // One statement under the write lock: its seqs are consecutive.
             let firstSeq = connection.lastInsertRowID - Int64(per - 1)
             for k in 0..<per {
                 recorded(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
-                                uid: uids[start + k], revision: nil, at: now))
+                                uid: uids[start + k], revision: revision, at: now))
             }
         }
-        for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+        for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: revision) }
     }
 
     /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
@@ -295,5 +296,5 @@ final class WriteContext {
 
     static let changesPerInsert = 64
     static let multiRowChange = "INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES "
-        + Array(repeating: "(?, 'create', ?, ?, NULL, ?)", count: changesPerInsert).joined(separator: ", ")
+        + Array(repeating: "(?, 'create', ?, ?, ?, ?)", count: changesPerInsert).joined(separator: ", ")
 }
