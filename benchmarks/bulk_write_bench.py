@@ -59,8 +59,9 @@ def rounds(n: int, ours: Callable[[int], object], peer: Callable[[int], object])
     return statistics.median(a), statistics.median(b)
 
 
-def wal_pages_per_commit(path: Path, commit: Callable[[], object], commits: int = 200) -> float:
-    """The WAL frames one commit appends (from the -wal file's growth after a checkpoint reset)."""
+def wal_pages_per_commit(path: Path, commit: Callable[[], object], commits: int = 50) -> float:
+    """The WAL frames one commit appends (from the -wal file's growth after a checkpoint reset; few enough commits
+    that no automatic checkpoint restarts the log)."""
     db = sqlite3.connect(path)
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

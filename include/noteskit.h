@@ -304,7 +304,8 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct 
  * out_created: one buffer, each part starting on an 8-byte boundary:
  *   int64_t count; int64_t id[count]; int64_t time[times][count] (UTC milliseconds);
  *   uint8_t from_me[count] (messages only); char uid[count][36] (ASCII, not NUL-terminated);
- *   then with NK_CREATED_TEXT, per text field: int64_t offsets[count + 1], the UTF-8 bytes. */
+ *   then with NK_CREATED_TEXT, per text field: int64_t bytes; int64_t offsets[count + 1] in code points
+ *   (not bytes: a caller decodes the text once and slices it); the UTF-8 bytes. */
 #define NK_CREATED_TEXT 1
 /* ---- Layout ----------------------------------------------------------------------------------- */
 /* Text is measured with Pango (FT2 backend) at 72 dpi, wrapped PANGO_WRAP_WORD_CHAR, with NotesKit's

@@ -68,7 +68,8 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
 /// `include/noteskit.h` documents): fixed-width, so Python slices it with memoryviews.
 ///
 ///     int64 count; int64 id[count]; int64 time[times][count] (UTC ms); uint8 flag[count] (messages);
-///     char uid[count][36]; then per text: int64 offsets[count + 1], UTF-8 bytes.
+///     char uid[count][36]; then per text: int64 bytes, int64 offsets[count + 1] (in code points),
+///     the UTF-8 bytes.
 ///
 /// Each part starts on an 8-byte boundary.
 struct CreatedBuffer {
@@ -88,7 +89,7 @@ struct CreatedBuffer {
         size += padded(36 * count)
         let textsAt = size
         for column in texts {
-            size += 8 * (count + 1)
+            size += 8 * (count + 2)
             size += padded(column.reduce(0) { $0 + $1.utf8.count })
         }
         guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory (\(size) bytes for the result)") }
@@ -96,19 +97,23 @@ struct CreatedBuffer {
         base.storeBytes(of: Int64(count), as: Int64.self)
         var at = textsAt
         for column in texts {
-            let offsets = base + at
-            var used = 0
+            // The byte length, then offsets in code points (Python slices the decoded text by them),
+            // then the UTF-8 bytes.
+            let offsets = base + at + 8
+            var used = 0, scalars = 0
             offsets.storeBytes(of: Int64(0), as: Int64.self)
-            let data = base + at + 8 * (count + 1)
+            let data = base + at + 8 * (count + 2)
             for (row, text) in column.enumerated() {
                 var text = text
-                used += text.withUTF8 { utf8 in
+                text.withUTF8 { utf8 in
                     if let source = utf8.baseAddress { memcpy(data + used, source, utf8.count) }
-                    return utf8.count
+                    used += utf8.count
+                    for byte in utf8 where byte & 0xC0 != 0x80 { scalars += 1 }
                 }
-                (offsets + 8 * (row + 1)).storeBytes(of: Int64(used), as: Int64.self)
+                (offsets + 8 * (row + 1)).storeBytes(of: Int64(scalars), as: Int64.self)
             }
-            at += 8 * (count + 1) + padded(used)
+            (base + at).storeBytes(of: Int64(used), as: Int64.self)
+            at += 8 * (count + 2) + padded(used)
         }
     }
 

@@ -437,11 +437,12 @@ def take_created(pointer: Optional[int], times: int, flags: bool, texts: int) ->
         at += (36 * n + 7) & ~7
         text_columns = []
         for _ in range(texts):
-            offsets = memoryview(ctypes.string_at(at, 8 * (n + 1))).cast("q").tolist()
-            at += 8 * (n + 1)
-            data = ctypes.string_at(at, offsets[-1])
-            text_columns.append([data[offsets[k]:offsets[k + 1]].decode("utf-8") for k in range(n)])
-            at += (offsets[-1] + 7) & ~7
+            size = c_int64.from_address(at).value
+            offsets = memoryview(ctypes.string_at(at + 8, 8 * (n + 1))).cast("q").tolist()
+            at += 8 * (n + 2)
+            whole = ctypes.string_at(at, size).decode("utf-8")  # once; then sliced by code points
+            text_columns.append([whole[offsets[k]:offsets[k + 1]] for k in range(n)])
+            at += (size + 7) & ~7
         return Created(ids, columns, flag_bytes, uids, text_columns)
     finally:
         _ffi.nk_free(pointer)
