@@ -298,8 +298,13 @@ struct ArrowColumn {
                 throw NotesError(.validation, "column \(name) holds \(previous - first) bytes of text in one batch; the limit is "
                                  + "\(ArrowImport.maxColumnBytes) bytes (2 GiB) a batch: send it in smaller batches", field: name)
             }
-            // Offsets past the data buffer: the bytes they name must be mapped memory.
-            let data = try buffer(2, Int(previous) - Int(first) == 0 ? 0 : Int(previous), "data")
+            // Offsets past the data buffer: the bytes they name (and only those) must be mapped memory.
+            var data: UnsafeRawPointer?
+            if previous > first {
+                guard let pointer = buffers[2] else { throw bad("its data buffer is NULL") }
+                try Self.checkReadable(pointer, Int(previous - first), "column \(name)'s data", field: name, from: Int(first))
+                data = pointer
+            }
             layout = .utf8(offsets: offsets, large: large, data: data?.assumingMemoryBound(to: UInt8.self))
         case "vu":
             guard buffers.count >= 3 else { throw bad("Arrow format \"vu\" needs at least 3 buffers, the array has \(buffers.count)") }
@@ -314,6 +319,12 @@ struct ArrowColumn {
                 guard size >= 0, size <= ArrowImport.maxColumnBytes else { throw bad("variadic buffer \(k) has an impossible size \(size)") }
                 total += size
                 sizes.append(size)
+            }
+            guard total <= ArrowImport.maxColumnBytes else {
+                throw NotesError(.validation, "column \(name) holds \(total) bytes of text in one batch; the limit is "
+                                 + "\(ArrowImport.maxColumnBytes) bytes (2 GiB) a batch: send it in smaller batches", field: name)
+            }
+            for (k, size) in sizes.enumerated() {
                 data.append(try buffer(2 + k, Int(size), "data \(k)")?.assumingMemoryBound(to: UInt8.self))
             }
             for i in start..<end {
@@ -325,10 +336,6 @@ struct ArrowColumn {
                 guard index >= 0, Int(index) < dataCount, offset >= 0, Int64(offset) + Int64(length) <= sizes[Int(index)] else {
                     throw bad("value \(i - start) points past its data buffer (malformed string_view)")
                 }
-            }
-            guard total <= ArrowImport.maxColumnBytes else {
-                throw NotesError(.validation, "column \(name) holds \(total) bytes of text in one batch; the limit is "
-                                 + "\(ArrowImport.maxColumnBytes) bytes (2 GiB) a batch: send it in smaller batches", field: name)
             }
             layout = .view(views: views, buffers: data, sizes: sizes)
         case "b":
@@ -373,12 +380,12 @@ struct ArrowColumn {
 
     /// Refuses memory that is not mapped (a buffer shorter than its array claims, a forged pointer)
     /// before it is read: the process must not crash on a malformed input.
-    static func checkReadable(_ pointer: UnsafeRawPointer, _ bytes: Int, _ what: String, field: String? = nil) throws {
+    static func checkReadable(_ pointer: UnsafeRawPointer, _ bytes: Int, _ what: String, field: String? = nil, from offset: Int = 0) throws {
         guard bytes > 0 else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let address = UInt(bitPattern: pointer)
+        let (address, past) = UInt(bitPattern: pointer).addingReportingOverflow(UInt(max(offset, 0)))
         let (end, overflow) = address.addingReportingOverflow(UInt(bytes))
-        guard !overflow else { throw NotesError(.invalidArgument, "\(what) runs past the end of memory", field: field) }
+        guard !overflow, !past else { throw NotesError(.invalidArgument, "\(what) runs past the end of memory", field: field) }
         let first = address & ~UInt(page - 1)
         let length = Int(end - first)
         var pages = [UInt8](repeating: 0, count: (length + page - 1) / page)

@@ -63,7 +63,11 @@ public struct ArticleStore: Sendable {
             do {
                 try Article.validate(title: record.title, content: record.content)
                 let uid = try record.uid.map { try UID.normalized($0) } ?? UID.random()
-                if let c = record.createdAt, !Timestamp.range.contains(c.milliseconds) { throw NotesError.validation("created_at", "created_at is out of range") }
+                for (field, time) in [("created_at", record.createdAt), ("updated_at", record.updatedAt)] {
+                    if let time, !Timestamp.range.contains(time.milliseconds) {
+                        throw NotesError.validation(field, "\(field) is out of range (years 0001 to 9999)")
+                    }
+                }
                 prepared.append(Article(id: 0, uid: uid, title: record.title, content: record.content,
                                         createdAt: record.createdAt ?? Timestamp(milliseconds: 0),
                                         updatedAt: record.updatedAt ?? record.createdAt ?? Timestamp(milliseconds: 0), revision: 1))

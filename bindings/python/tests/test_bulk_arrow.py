@@ -374,3 +374,22 @@ def test_a_failure_before_reading_still_releases_the_stream(store, conv):
     out = ctypes.c_void_p()
     assert nk._ffi.nk_message_insert_many(store.handle, conv.id, ctypes.byref(stream), 0, None) == 1  # no out-parameter
     released_once(arrow)
+
+
+def test_offsets_that_start_far_past_the_buffer_are_refused_without_scanning_from_its_start(store, conv):
+    arrow = Arrow()
+    far = 1 << 50  # a sliced large_string whose values would lie a petabyte past its buffer
+    content = (b"content", b"U", [None, struct.pack("<3q", far, far + 1, far + 2), b"ab"])
+    schema, batch = messages_table(arrow, 2, content=content)
+    refused(store, conv, arrow.stream(schema, [batch]), nk.InvalidArgumentError, field="content", match="runs past")
+    released_once(arrow)
+
+
+def test_times_out_of_range_are_validation_errors(store, conv):
+    with pytest.raises(nk.ValidationError) as e:
+        store.articles.create_many(pa.table({"title": ["t"], "content": ["c"], "updated_at": pa.array([2 ** 62], pa.int64())}))
+    assert (e.value.field, store.articles.count()) == ("updated_at", 0)
+    with pytest.raises(nk.ValidationError) as e:
+        store.messages.insert_many(conv.id, pa.table({"content": ["c"], "from_me": [True],
+                                                      "sent_at": pa.array([2 ** 62], pa.timestamp("s"))}))
+    assert e.value.field == "sent_at" and len(conv.history()) == 0
