@@ -1,6 +1,7 @@
 """Bulk-write benchmark (issue 11, the write half): records into the store as Arrow columns, against
-Python's sqlite3 ``executemany`` on the store and chat benchmarks' peer schemas (WAL,
-synchronous=NORMAL), measured in the same run. Every measurement alternates ours and the peer's.
+Python's sqlite3 ``executemany`` on the store and chat benchmarks' peer schemas, measured in the
+same run. Our stores are in the default, durable mode (WAL, synchronous=FULL) and so are the peers
+(WAL, synchronous=FULL). Every measurement alternates ours and the peer's.
 
 - ``create_many`` of n articles (the search index included on our side; the peer has none), from a
   list of dicts (goal ≥ 0.5× the peer's throughput) and from a pyarrow Table (goal ≥ 1.0×);
@@ -33,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import noteskit as nk  # noqa: E402
 from _common import fmt, table, text  # noqa: E402
 from chat_bench import INSERT as MESSAGE_INSERT  # noqa: E402
-from chat_bench import PEER_SCHEMA as CHAT_SCHEMA  # noqa: E402
+from chat_bench import open_peer  # noqa: E402
 from store_bench import PEER_SCHEMA as STORE_SCHEMA  # noqa: E402
 
 ARTICLE_INSERT = "INSERT INTO articles(uid, title, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
@@ -124,8 +125,7 @@ def main() -> None:
         return run
 
     def peer_messages(i: int) -> None:
-        db = sqlite3.connect(fresh("peer.db"), isolation_level=None)
-        db.executescript(CHAT_SCHEMA)
+        db = open_peer(fresh("peer.db"), "FULL")
         now = now_ms()
         db.execute("BEGIN")
         db.executemany(MESSAGE_INSERT, ((str(uuid.uuid4()), 1, r["content"], r["from_me"], now) for r in messages))
@@ -141,8 +141,7 @@ def main() -> None:
     # ---- send one message ----
     store = nk.Store.open(fresh("ours-send.db"))
     conv = store.conversations.create("bench")
-    peer = sqlite3.connect(fresh("peer-send.db"), isolation_level=None)
-    peer.executescript(CHAT_SCHEMA)
+    peer = open_peer(fresh("peer-send.db"), "FULL")
     texts = [text(rng, 2, 80) for _ in range(64)]
     it = iter(texts * (sends * 8 // len(texts) + 10))
 
@@ -185,7 +184,7 @@ def main() -> None:
         _, ours, _, peer_t, _, note = throughput(key, n, goal)
         rows.append((label, ours, "sqlite3 executemany" + (", no index" if "article" in key else ""), peer_t, "", note))
     ours, peer_t = figures["send"]
-    rows.append(("send one message (from Python)", ours, "sqlite3 INSERT + COMMIT", peer_t, "≤ 1.0×",
+    rows.append(("send one message, durable (from Python)", ours, "sqlite3 INSERT + COMMIT, FULL", peer_t, "≤ 1.0×",
                  f"; WAL pages a commit: {ours_pages:.1f} vs {peer_pages:.1f}"))
     table(rows)
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
