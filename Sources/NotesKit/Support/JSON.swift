@@ -501,6 +501,12 @@ public struct JSONObject: Sendable {
         return v
     }
 
+    /// A number that may be null on purpose: `absent` when the field is missing, nil when it is null.
+    public func nullableNumber(_ field: String, absent: Double?) throws -> Double? {
+        if value(field) == nil { return absent }
+        return try optionalNumber(field)
+    }
+
     public func optionalNumber(_ field: String) throws -> Double? {
         switch value(field) {
         case nil, .null?: return nil
