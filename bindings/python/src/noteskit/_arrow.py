@@ -1,0 +1,252 @@
+"""The consumer side of the Arrow C Data / C Stream Interface, in plain ctypes (pyarrow not needed).
+
+The library hands lists of records out as record batches (``ArrowArray`` + ``ArrowSchema``) and
+``select`` results as streams (``ArrowArrayStream``). This module reads the structs' memory
+directly (``struct.unpack`` of their bytes, ``memoryview`` casts of the buffers), turns a batch's
+columns into Python lists, calls every release callback exactly once, and wraps streams in the
+PyCapsules of the Arrow PyCapsule Interface (``__arrow_c_stream__``).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+from ctypes import CFUNCTYPE, addressof, c_char_p, c_void_p, py_object, string_at
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+from . import _ffi
+from .errors import InternalError, NotesError
+
+ArrowArray = _ffi.ArrowArray
+ArrowSchema = _ffi.ArrowSchema
+ArrowArrayStream = _ffi.ArrowArrayStream
+
+# length, null_count, offset, n_buffers, n_children, buffers, children, dictionary, release, private_data
+_ARRAY = struct.Struct("<5q5Q")
+# format, name, metadata, flags, n_children, children, dictionary, release, private_data
+_SCHEMA = struct.Struct("<3Q2q4Q")
+_ARRAY_SIZE = ctypes.sizeof(ArrowArray)
+_SCHEMA_SIZE = ctypes.sizeof(ArrowSchema)
+_RELEASE_AT_ARRAY = ArrowArray.release.offset
+_RELEASE_AT_SCHEMA = ArrowSchema.release.offset
+_RELEASE_AT_STREAM = ArrowArrayStream.release.offset
+assert _ARRAY.size == _ARRAY_SIZE and _SCHEMA.size == _SCHEMA_SIZE
+
+_release_type = CFUNCTYPE(None, c_void_p)
+_releasers: Dict[int, Any] = {}
+
+
+def release(address: int, release_offset: int) -> None:
+    """Calls the release callback of the struct at ``address`` unless it is already released (NULL)."""
+    function = ctypes.c_void_p.from_address(address + release_offset).value
+    if not function:
+        return
+    call = _releasers.get(function)
+    if call is None:
+        call = _releasers[function] = _release_type(function)
+    call(address)
+
+
+def release_array(array: "ArrowArray") -> None:
+    release(addressof(array), _RELEASE_AT_ARRAY)
+
+
+def release_schema(schema: "ArrowSchema") -> None:
+    release(addressof(schema), _RELEASE_AT_SCHEMA)
+
+
+class Field(NamedTuple):
+    """One field of a schema: its name, Arrow format string, nullability and children."""
+    name: str
+    format: str
+    nullable: bool
+    children: Tuple["Field", ...]
+
+
+def _pointers(address: int, n: int) -> Tuple[int, ...]:
+    return struct.unpack_from(f"<{n}Q", string_at(address, 8 * n)) if n else ()
+
+
+def read_schema(address: int) -> Field:
+    """The schema at ``address`` (not released)."""
+    fmt, name, _meta, flags, n_children, children, _dictionary, release_fn, _ = _SCHEMA.unpack(string_at(address, _SCHEMA_SIZE))
+    if not release_fn:
+        raise InternalError("the Arrow schema was already released")
+    kids = tuple(read_schema(child) for child in _pointers(children, n_children))
+    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
+
+
+def _bits(address: int, offset: int, n: int) -> str:
+    """Bits ``offset ..< offset + n`` of a bitmap as a string of '0' and '1', lowest bit first."""
+    nbytes = (offset + n + 7) // 8
+    value = int.from_bytes(string_at(address, nbytes), "little")
+    return format(value, f"0{nbytes * 8}b")[::-1][offset:offset + n]
+
+
+def _column(address: int, field: Field) -> List[Any]:
+    length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _ARRAY.unpack(
+        string_at(address, _ARRAY_SIZE))
+    if length == 0:
+        return []
+    buf = _pointers(buffers, n_buffers)
+    fmt = field.format
+    if fmt == "l" or fmt.startswith("ts"):
+        values: List[Any] = memoryview(string_at(buf[1] + 8 * offset, 8 * length)).cast("q").tolist()
+    elif fmt == "i":
+        values = memoryview(string_at(buf[1] + 4 * offset, 4 * length)).cast("i").tolist()
+    elif fmt == "b":
+        values = [c == "1" for c in _bits(buf[1], offset, length)]
+    elif fmt in ("u", "U"):
+        width = 4 if fmt == "u" else 8
+        o = memoryview(string_at(buf[1] + width * offset, width * (length + 1))).cast("i" if width == 4 else "q").tolist()
+        base = o[0]
+        data = string_at(buf[2] + base, o[-1] - base)
+        text = data.decode()
+        if len(text) == len(data):  # ASCII: slice the decoded text, byte and character offsets agree
+            values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
+        else:
+            values = [data[a - base:b - base].decode() for a, b in zip(o, o[1:])]
+    elif fmt == "+l":
+        o = memoryview(string_at(buf[1] + 4 * offset, 4 * (length + 1))).cast("i").tolist()
+        (child,) = _pointers(children, n_children)
+        items = _column(child, field.children[0]) if o[-1] > o[0] else []
+        base = o[0]
+        values = [items[a - base:b - base] for a, b in zip(o, o[1:])]
+    else:
+        raise InternalError(f"unexpected Arrow format {fmt!r} in column {field.name!r}")
+    if null_count and buf[0]:
+        values = [v if bit == "1" else None for v, bit in zip(values, _bits(buf[0], offset, length))]
+    return values
+
+
+def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
+    """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
+    (times as int milliseconds, list<int32> as lists of ints). The array is not released."""
+    length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _ARRAY.unpack(
+        string_at(array, _ARRAY_SIZE))
+    if not release_fn:
+        raise InternalError("the Arrow array was already released")
+    if n_children != len(schema.children):
+        raise InternalError(f"a batch of {n_children} columns does not match its schema of {len(schema.children)}")
+    return {field.name: _column(child, field) if length else []
+            for child, field in zip(_pointers(children, n_children), schema.children)}
+
+
+def call_batch(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int]:
+    """Calls an export whose last parameters are ``ArrowArray *out_array, ArrowSchema *out_schema``;
+    returns the batch's columns and its length, both structs released."""
+    array, schema = ArrowArray(), ArrowSchema()
+    status = function(*args, ctypes.byref(array), ctypes.byref(schema))
+    if status:
+        raise _ffi.last_error()
+    try:
+        return read_batch(addressof(array), read_schema(addressof(schema))), array.length
+    finally:
+        release_array(array)
+        release_schema(schema)
+
+
+def call_page(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int, Optional[str]]:
+    """Like :func:`call_batch` for a page: the export's last parameter is ``char **out_cursor``
+    (owned, NULL on the last page); returns the columns, the length and the next cursor."""
+    array, schema, cursor = ArrowArray(), ArrowSchema(), c_void_p()
+    status = function(*args, ctypes.byref(array), ctypes.byref(schema), ctypes.byref(cursor))
+    if status:
+        raise _ffi.last_error()
+    try:
+        columns = read_batch(addressof(array), read_schema(addressof(schema)))
+        length = array.length
+    finally:
+        release_array(array)
+        release_schema(schema)
+        pointer = cursor.value
+        next_cursor = string_at(pointer).decode() if pointer else None
+        _ffi.nk_free(pointer)
+    return columns, length, next_cursor
+
+
+# ---- Streams ----------------------------------------------------------------------------------
+
+def stream_error(stream: "ArrowArrayStream", code: int) -> NotesError:
+    message = stream.get_last_error(ctypes.byref(stream)) if stream.get_last_error else None
+    text = string_at(message).decode("utf-8", "replace") if message else f"error {code}"
+    return NotesError(f"reading the Arrow stream failed: {text}")
+
+
+def iter_batches(open_stream: Callable[[ArrowArrayStream], None]) -> Iterator[Dict[str, List[Any]]]:
+    """Opens a stream with ``open_stream(stream)`` and yields its batches' columns, one batch at a
+    time; the stream (and every batch) is released however the iteration ends."""
+    stream = ArrowArrayStream()
+    open_stream(stream)
+    try:
+        schema = ArrowSchema()
+        code = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
+        if code:
+            raise stream_error(stream, code)
+        try:
+            field = read_schema(addressof(schema))
+        finally:
+            release_schema(schema)
+        while True:
+            array = ArrowArray()
+            code = stream.get_next(ctypes.byref(stream), ctypes.byref(array))
+            if code:
+                raise stream_error(stream, code)
+            if not array.release:
+                return
+            try:
+                columns = read_batch(addressof(array), field)
+            finally:
+                release_array(array)
+            yield columns
+    finally:
+        release(addressof(stream), _RELEASE_AT_STREAM)
+
+
+# ---- PyCapsules -------------------------------------------------------------------------------
+
+_STREAM_CAPSULE = b"arrow_array_stream"
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = py_object
+_capsule_new.argtypes = [c_void_p, c_char_p, c_void_p]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = c_void_p
+_capsule_pointer.argtypes = [c_void_p, c_char_p]
+_malloc = ctypes.pythonapi.PyMem_RawMalloc
+_malloc.restype = c_void_p
+_malloc.argtypes = [ctypes.c_size_t]
+_free = ctypes.pythonapi.PyMem_RawFree
+_free.restype = None
+_free.argtypes = [c_void_p]
+
+
+@CFUNCTYPE(None, c_void_p)
+def _capsule_destructor(capsule: int) -> None:
+    """Releases a stream the consumer did not take out of its capsule, then frees the struct."""
+    pointer = _capsule_pointer(capsule, _STREAM_CAPSULE)
+    if pointer:
+        release(pointer, _RELEASE_AT_STREAM)
+        _free(pointer)
+
+
+def stream_capsule(open_stream: Callable[[ArrowArrayStream], None]) -> Any:
+    """A fresh ``arrow_array_stream`` PyCapsule, filled by ``open_stream(stream)``."""
+    pointer = _malloc(ctypes.sizeof(ArrowArrayStream))
+    if not pointer:
+        raise MemoryError("cannot allocate an ArrowArrayStream")
+    stream = ArrowArrayStream.from_address(pointer)
+    ctypes.memset(pointer, 0, ctypes.sizeof(ArrowArrayStream))
+    try:
+        open_stream(stream)
+    except BaseException:
+        _free(pointer)
+        raise
+    return _capsule_new(pointer, _STREAM_CAPSULE, ctypes.cast(_capsule_destructor, c_void_p).value)
+
+
+def outstanding() -> int:
+    """How many Arrow structs the library handed out that were not released yet (for tests)."""
+    return _ffi.call_int(_ffi.nk_arrow_outstanding)
+
+
+__all__ = ["Field", "call_batch", "call_page", "iter_batches", "outstanding", "read_batch", "read_schema", "release",
+           "stream_capsule"]

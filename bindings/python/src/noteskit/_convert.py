@@ -1,0 +1,254 @@
+"""Conversions between the library's encodings and Python values, in one place.
+
+Times cross the ABI as UTC milliseconds (Arrow ``timestamp[ms, tz=UTC]``, packed rows) or as
+ISO-8601 text (options, bulk JSON); records leave the library as packed rows (one record) and
+Arrow batches (lists, decoded by :mod:`noteskit._arrow`) and become the frozen dataclasses of
+:mod:`noteskit.models` here. Records are built without going through their ``__init__`` (the
+slots are filled directly, as ``pickle`` does): the same objects, a third of the cost.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from ctypes import byref, c_void_p, string_at
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import _ffi
+from .errors import InvalidArgumentError, NotesError
+from .models import Article, Change, Conversation, Message, MessageHit, SearchHit, Spans
+
+if TYPE_CHECKING:
+    from .store import Store
+
+UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_fromtimestamp = datetime.fromtimestamp
+_fromiso = datetime.fromisoformat
+# Within ±2**33 seconds of 1970 (years 1697 to 2242) ms / 1000 as a double is within 0.12 µs of
+# the exact instant, so fromtimestamp's rounding to the microsecond gives the exact milliseconds.
+_FAST = 2 ** 33 * 1000
+_MIN_MS = -62_135_596_800_000
+_MAX_MS = 253_402_300_799_999
+
+
+# ---- Times ------------------------------------------------------------------------------------
+
+def time_from_ms(ms: int) -> datetime:
+    """UTC milliseconds as an aware ``datetime`` (an instant outside years 1-9999, which only a
+    damaged file holds, as the nearest one inside)."""
+    if -_FAST < ms < _FAST:
+        return _fromtimestamp(ms / 1000, UTC)
+    return _EPOCH + timedelta(milliseconds=min(max(ms, _MIN_MS), _MAX_MS))
+
+
+def times(column: List[int]) -> List[datetime]:
+    """A column of UTC milliseconds as aware datetimes."""
+    try:
+        return [_fromtimestamp(ms / 1000, UTC) if -_FAST < ms < _FAST else time_from_ms(ms) for ms in column]
+    except TypeError:  # a null
+        return [None if ms is None else time_from_ms(ms) for ms in column]  # type: ignore[misc]
+
+
+def ms_from_time(value: Any, field: str) -> int:
+    """A ``datetime`` (naive taken as UTC) as UTC milliseconds, or the error that names ``field``."""
+    if not isinstance(value, datetime):
+        raise InvalidArgumentError(f"{field} must be a datetime, got {type(value).__name__}", field=field)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def parse_time(text: str) -> datetime:
+    """ISO-8601 text from the library (always UTC, ``...Z``) as an aware ``datetime``."""
+    return _fromiso(text)
+
+
+def format_time(value: Union[datetime, str], field: str) -> str:
+    """A ``datetime`` (naive ones are taken as UTC) or ISO-8601 text, as the library takes it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC).isoformat(timespec="milliseconds")
+    raise InvalidArgumentError(f"{field} must be a datetime or ISO-8601 text, got {type(value).__name__}", field=field)
+
+
+# ---- Bulk records in (JSON) -------------------------------------------------------------------
+
+def _json_default(value: Any) -> Any:
+    """Serialises what ``json`` does not know in bulk records: datetimes and non-dict mappings."""
+    if isinstance(value, datetime):
+        return format_time(value, "time")
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise InvalidArgumentError(f"a record holds a {type(value).__name__}, which is not a str, bool, number or datetime")
+
+
+def records_json(records: List[Any]) -> bytes:
+    """A list of record mappings as the JSON array the bulk calls take; the library checks the fields."""
+    try:
+        return json.dumps(records, ensure_ascii=False, default=_json_default).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError("a record has text that is not valid Unicode (a lone surrogate)") from None
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"records cannot be sent: {e}") from None
+
+
+# ---- Records without __init__ -----------------------------------------------------------------
+
+_new = object.__new__
+
+
+def _slot_setters(cls: type) -> List[Callable[[Any, Any], None]]:
+    return [cls.__dict__[name].__set__ for name in cls.__slots__]  # type: ignore[attr-defined]
+
+
+_A0, _A1, _A2, _A3, _A4, _A5, _A6 = _slot_setters(Article)
+_M0, _M1, _M2, _M3, _M4, _M5 = _slot_setters(Message)
+assert Article.__slots__ == ("id", "uid", "title", "content", "created_at", "updated_at", "revision")
+assert Message.__slots__ == ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
+
+
+def article(id: int, uid: str, title: str, content: str, created_at: datetime, updated_at: datetime,
+            revision: int) -> Article:
+    a = _new(Article)
+    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content); _A4(a, created_at); _A5(a, updated_at); _A6(a, revision)
+    return a
+
+
+def message(id: int, uid: str, conversation_id: int, content: str, from_me: bool, sent_at: datetime) -> Message:
+    m = _new(Message)
+    _M0(m, id); _M1(m, uid); _M2(m, conversation_id); _M3(m, content); _M4(m, from_me); _M5(m, sent_at)
+    return m
+
+
+def conversation(store: "Store", id: int, uid: str, title: str, created_at: datetime,
+                 last_activity_at: datetime) -> Conversation:
+    c = _new(Conversation)
+    c.__dict__.update(id=id, uid=uid, title=title, created_at=created_at, last_activity_at=last_activity_at, _store=store)
+    return c
+
+
+# ---- Packed rows (one record) -----------------------------------------------------------------
+# int64 size, the integer fields, the byte length of each text (-1: null), then the texts.
+
+_I64 = struct.Struct("<q")
+_ARTICLE = struct.Struct("<8q")   # size, id, created, updated, revision | uid, title, content
+_MESSAGE = struct.Struct("<7q")   # size, id, conversation_id, from_me, sent_at | uid, content
+_CONVERSATION = struct.Struct("<6q")  # size, id, created, last_activity | uid, title
+_DRAFT = struct.Struct("<9q")     # size, id, article_id, base_revision, created, updated | uid, title, content
+_nk_free = _ffi.nk_free
+
+
+def _take_row(out: c_void_p) -> bytes:
+    pointer = out.value
+    if not pointer:
+        raise NotesError("the library returned no record")
+    try:
+        return string_at(pointer, _I64.unpack(string_at(pointer, 8))[0])
+    finally:
+        _nk_free(pointer)
+
+
+def call_row(function: Any, *args: Any) -> bytes:
+    """Calls an export whose last parameter is ``char **out_row`` and returns the packed row."""
+    out = c_void_p()
+    if function(*args, byref(out)):
+        raise _ffi.last_error()
+    return _take_row(out)
+
+
+def article_from_row(row: bytes) -> Article:
+    _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE.unpack_from(row)
+    at = 64 + n_uid
+    end = at + n_title
+    return article(id, row[64:at].decode(), row[at:end].decode(), row[end:end + n_content].decode(),
+                   time_from_ms(created), time_from_ms(updated), revision)
+
+
+def message_from_row(row: bytes) -> Message:
+    _, id, conversation_id, from_me, sent_at, n_uid, n_content = _MESSAGE.unpack_from(row)
+    at = 56 + n_uid
+    return message(id, row[56:at].decode(), conversation_id, row[at:at + n_content].decode(), from_me == 1,
+                   time_from_ms(sent_at))
+
+
+def conversation_from_row(row: bytes, store: "Store") -> Conversation:
+    _, id, created, last_activity, n_uid, n_title = _CONVERSATION.unpack_from(row)
+    at = 48 + n_uid
+    return conversation(store, id, row[48:at].decode(), row[at:at + n_title].decode(), time_from_ms(created),
+                        time_from_ms(last_activity))
+
+
+def draft_from_row(row: bytes) -> Dict[str, Any]:
+    """A draft's fields by name (``article_id`` and ``base_revision`` None for a new article)."""
+    _, id, article_id, base_revision, created, updated, n_uid, n_title, n_content = _DRAFT.unpack_from(row)
+    at = 72 + n_uid
+    end = at + n_title
+    return {"id": id, "uid": row[72:at].decode(), "article_id": None if article_id < 0 else article_id,
+            "base_revision": None if base_revision < 0 else base_revision, "title": row[at:end].decode(),
+            "content": row[end:end + n_content].decode(), "created_at": time_from_ms(created),
+            "updated_at": time_from_ms(updated)}
+
+
+# ---- Batches (lists of records) ---------------------------------------------------------------
+
+Columns = Dict[str, List[Any]]
+
+
+def articles(c: Columns) -> List[Article]:
+    return list(map(article, c["id"], c["uid"], c["title"], c["content"], times(c["created_at"]), times(c["updated_at"]),
+                    c["revision"]))
+
+
+def messages(c: Columns) -> List[Message]:
+    return list(map(message, c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"], times(c["sent_at"])))
+
+
+def conversations(c: Columns, store: "Store") -> List[Conversation]:
+    return [conversation(store, *row) for row in zip(c["id"], c["uid"], c["title"], times(c["created_at"]),
+                                                     times(c["last_activity_at"]))]
+
+
+def changes(c: Columns) -> List[Change]:
+    return list(map(Change, c["seq"], c["entity"], c["op"], c["id"], c["uid"], c["revision"], times(c["at"])))
+
+
+def drafts(c: Columns) -> List[Dict[str, Any]]:
+    names = ("id", "uid", "article_id", "base_revision", "title", "content", "created_at", "updated_at")
+    rows = zip(c["id"], c["uid"], c["article_id"], c["base_revision"], c["title"], c["content"], times(c["created_at"]),
+               times(c["updated_at"]))
+    return [dict(zip(names, row)) for row in rows]
+
+
+def change_from_json(d: Dict[str, Any]) -> Change:
+    """A change as the subscribe callback's JSON has it."""
+    return Change(d["seq"], d["entity"], d["op"], d["id"], d["uid"], d["revision"], _fromiso(d["at"]))
+
+
+def _pairs(flat: List[int]) -> List[Tuple[int, int]]:
+    it = iter(flat)
+    return list(zip(it, it))
+
+
+def _span_maps(c: Columns, fields: Tuple[str, ...], n: int) -> List[Spans]:
+    columns = [[_pairs(flat) for flat in c[f"{name}_spans"]] for name in fields]
+    return [{name: column[i] for name, column in zip(fields, columns)} for i in range(n)]
+
+
+def article_hits(c: Columns, n: int) -> List[SearchHit]:
+    fields = tuple(name for name in ("title", "content") if f"{name}_spans" in c)
+    return list(map(SearchHit, articles(c), _span_maps(c, fields, n)))
+
+
+def message_hits(c: Columns, n: int) -> List[MessageHit]:
+    return list(map(MessageHit, messages(c), _span_maps(c, ("content",), n)))
+
+
+__all__ = ["article", "article_from_row", "article_hits", "articles", "call_row", "changes", "conversation",
+           "conversation_from_row", "conversations", "draft_from_row", "drafts", "format_time", "message",
+           "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "records_json", "time_from_ms",
+           "times", "change_from_json"]
