@@ -93,6 +93,21 @@ func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutable
 
 // MARK: - Schemas
 
+/// Format strings and field names as C strings made once and kept for the life of the process:
+/// the library uses a few dozen, and a consumer may cache what it decoded by address.
+private enum InternedStrings {
+    static let table = Mutex<[String: UnsafeMutablePointer<CChar>]>([:])
+
+    static func get(_ text: String) -> UnsafeMutablePointer<CChar>? {
+        table.withLock { t in
+            if let p = t[text] { return p }
+            guard let p = strdup(text) else { return nil }
+            t[text] = p
+            return p
+        }
+    }
+}
+
 private final class SchemaPrivate {
     let format: UnsafeMutablePointer<CChar>?
     let name: UnsafeMutablePointer<CChar>?
@@ -100,8 +115,8 @@ private final class SchemaPrivate {
     let childCount: Int
 
     init(format: String, name: String, children: [UnsafeMutablePointer<ArrowSchema>]) {
-        self.format = strdup(format)
-        self.name = strdup(name)
+        self.format = InternedStrings.get(format)
+        self.name = InternedStrings.get(name)
         childCount = children.count
         if children.isEmpty {
             self.children = nil
@@ -113,8 +128,6 @@ private final class SchemaPrivate {
     }
 
     deinit {
-        free(format)
-        free(name)
         if let children {
             for i in 0..<childCount {
                 guard let child = children[i] else { continue }

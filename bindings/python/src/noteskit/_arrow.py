@@ -20,6 +20,10 @@ ArrowArray = _ffi.ArrowArray
 ArrowSchema = _ffi.ArrowSchema
 ArrowArrayStream = _ffi.ArrowArrayStream
 
+# The process's memory as one byte view: a struct or buffer the library handed out is read in
+# place (``struct.unpack_from``, slices, ``memoryview.cast``), no ctypes call per read.
+MEMORY = memoryview((ctypes.c_char * (1 << 47)).from_address(0)).cast("B")
+
 # length, null_count, offset, n_buffers, n_children, buffers, children, dictionary, release, private_data
 _ARRAY = struct.Struct("<5q5Q")
 # format, name, metadata, flags, n_children, children, dictionary, release, private_data
@@ -33,11 +37,14 @@ assert _ARRAY.size == _ARRAY_SIZE and _SCHEMA.size == _SCHEMA_SIZE
 
 _release_type = CFUNCTYPE(None, c_void_p)
 _releasers: Dict[int, Any] = {}
+_unpack_array = _ARRAY.unpack_from
+_unpack_schema = _SCHEMA.unpack_from
+_unpack_pointer = struct.Struct("<Q").unpack_from
 
 
 def release(address: int, release_offset: int) -> None:
     """Calls the release callback of the struct at ``address`` unless it is already released (NULL)."""
-    function = ctypes.c_void_p.from_address(address + release_offset).value
+    (function,) = _unpack_pointer(MEMORY, address + release_offset)
     if not function:
         return
     call = _releasers.get(function)
@@ -62,15 +69,27 @@ class Field(NamedTuple):
     children: Tuple["Field", ...]
 
 
-def _pointers(address: int, n: int) -> Tuple[int, ...]:
-    return struct.unpack_from(f"<{n}Q", string_at(address, 8 * n)) if n else ()
+def _pointers(address: int, n: int) -> List[int]:
+    return MEMORY[address:address + 8 * n].cast("Q").tolist() if n else []
+
+
+# The library's format strings and field names are made once and never freed (see
+# ArrowExport.swift), so a leaf field is decoded once per (format, name, flags) address triple.
+_leaves: Dict[Tuple[int, int, int], Field] = {}
 
 
 def read_schema(address: int) -> Field:
     """The schema at ``address`` (not released)."""
-    fmt, name, _meta, flags, n_children, children, _dictionary, release_fn, _ = _SCHEMA.unpack(string_at(address, _SCHEMA_SIZE))
+    fmt, name, _meta, flags, n_children, children, _dictionary, release_fn, _ = _unpack_schema(MEMORY, address)
     if not release_fn:
         raise InternalError("the Arrow schema was already released")
+    if n_children == 0:
+        key = (fmt, name, flags)
+        field = _leaves.get(key)
+        if field is None:
+            field = _leaves[key] = Field(string_at(name).decode() if name else "", string_at(fmt).decode(),
+                                         bool(flags & 2), ())
+        return field
     kids = tuple(read_schema(child) for child in _pointers(children, n_children))
     return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
 
@@ -78,35 +97,38 @@ def read_schema(address: int) -> Field:
 def _bits(address: int, offset: int, n: int) -> str:
     """Bits ``offset ..< offset + n`` of a bitmap as a string of '0' and '1', lowest bit first."""
     nbytes = (offset + n + 7) // 8
-    value = int.from_bytes(string_at(address, nbytes), "little")
+    value = int.from_bytes(MEMORY[address:address + nbytes], "little")
     return format(value, f"0{nbytes * 8}b")[::-1][offset:offset + n]
 
 
 def _column(address: int, field: Field) -> List[Any]:
-    length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _ARRAY.unpack(
-        string_at(address, _ARRAY_SIZE))
+    length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _unpack_array(MEMORY, address)
     if length == 0:
         return []
     buf = _pointers(buffers, n_buffers)
     fmt = field.format
     if fmt == "l" or fmt.startswith("ts"):
-        values: List[Any] = memoryview(string_at(buf[1] + 8 * offset, 8 * length)).cast("q").tolist()
+        start = buf[1] + 8 * offset
+        values: List[Any] = MEMORY[start:start + 8 * length].cast("q").tolist()
     elif fmt == "i":
-        values = memoryview(string_at(buf[1] + 4 * offset, 4 * length)).cast("i").tolist()
+        start = buf[1] + 4 * offset
+        values = MEMORY[start:start + 4 * length].cast("i").tolist()
     elif fmt == "b":
         values = [c == "1" for c in _bits(buf[1], offset, length)]
     elif fmt in ("u", "U"):
         width = 4 if fmt == "u" else 8
-        o = memoryview(string_at(buf[1] + width * offset, width * (length + 1))).cast("i" if width == 4 else "q").tolist()
+        start = buf[1] + width * offset
+        o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
         base = o[0]
-        data = string_at(buf[2] + base, o[-1] - base)
-        text = data.decode()
+        data = MEMORY[buf[2] + base:buf[2] + o[-1]]
+        text = str(data, "utf-8")
         if len(text) == len(data):  # ASCII: slice the decoded text, byte and character offsets agree
             values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
         else:
-            values = [data[a - base:b - base].decode() for a, b in zip(o, o[1:])]
+            values = [str(data[a - base:b - base], "utf-8") for a, b in zip(o, o[1:])]
     elif fmt == "+l":
-        o = memoryview(string_at(buf[1] + 4 * offset, 4 * (length + 1))).cast("i").tolist()
+        start = buf[1] + 4 * offset
+        o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
         (child,) = _pointers(children, n_children)
         items = _column(child, field.children[0]) if o[-1] > o[0] else []
         base = o[0]
@@ -121,14 +143,14 @@ def _column(address: int, field: Field) -> List[Any]:
 def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
     """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
     (times as int milliseconds, list<int32> as lists of ints). The array is not released."""
-    length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _ARRAY.unpack(
-        string_at(array, _ARRAY_SIZE))
+    length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
     if not release_fn:
         raise InternalError("the Arrow array was already released")
     if n_children != len(schema.children):
         raise InternalError(f"a batch of {n_children} columns does not match its schema of {len(schema.children)}")
-    return {field.name: _column(child, field) if length else []
-            for child, field in zip(_pointers(children, n_children), schema.children)}
+    if not length:
+        return {field.name: [] for field in schema.children}
+    return {field.name: _column(child, field) for child, field in zip(_pointers(children, n_children), schema.children)}
 
 
 def call_batch(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import struct
-from ctypes import byref, c_void_p, string_at
+from ctypes import byref, c_void_p
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
+from ._arrow import MEMORY
 from .errors import InvalidArgumentError, NotesError
 from .models import Article, Change, Conversation, Message, MessageHit, SearchHit, Spans
 
@@ -135,63 +136,77 @@ def conversation(store: "Store", id: int, uid: str, title: str, created_at: date
 # ---- Packed rows (one record) -----------------------------------------------------------------
 # int64 size, the integer fields, the byte length of each text (-1: null), then the texts.
 
-_I64 = struct.Struct("<q")
-_ARTICLE = struct.Struct("<8q")   # size, id, created, updated, revision | uid, title, content
-_MESSAGE = struct.Struct("<7q")   # size, id, conversation_id, from_me, sent_at | uid, content
-_CONVERSATION = struct.Struct("<6q")  # size, id, created, last_activity | uid, title
-_DRAFT = struct.Struct("<9q")     # size, id, article_id, base_revision, created, updated | uid, title, content
+_ARTICLE = struct.Struct("<8q").unpack_from   # size, id, created, updated, revision | uid, title, content
+_MESSAGE = struct.Struct("<7q").unpack_from   # size, id, conversation_id, from_me, sent_at | uid, content
+_CONVERSATION = struct.Struct("<6q").unpack_from  # size, id, created, last_activity | uid, title
+_DRAFT = struct.Struct("<9q").unpack_from     # size, id, article_id, base_revision, created, updated | uid, title, content
 _nk_free = _ffi.nk_free
 
 
-def _take_row(out: c_void_p) -> bytes:
-    pointer = out.value
-    if not pointer:
-        raise NotesError("the library returned no record")
-    try:
-        return string_at(pointer, _I64.unpack(string_at(pointer, 8))[0])
-    finally:
-        _nk_free(pointer)
-
-
-def call_row(function: Any, *args: Any) -> bytes:
-    """Calls an export whose last parameter is ``char **out_row`` and returns the packed row."""
+def call_row(function: Any, *args: Any) -> int:
+    """Calls an export whose last parameter is ``char **out_row`` and returns the packed row's
+    address; the caller decodes it with one of the ``*_from_row`` functions, which free it."""
     out = c_void_p()
     if function(*args, byref(out)):
         raise _ffi.last_error()
-    return _take_row(out)
+    if not out.value:
+        raise NotesError("the library returned no record")
+    return out.value
 
 
-def article_from_row(row: bytes) -> Article:
-    _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE.unpack_from(row)
-    at = 64 + n_uid
-    end = at + n_title
-    return article(id, row[64:at].decode(), row[at:end].decode(), row[end:end + n_content].decode(),
-                   time_from_ms(created), time_from_ms(updated), revision)
+def article_from_row(p: int) -> Article:
+    try:
+        _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
+        at = p + 64
+        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        at += n_uid
+        title = str(MEMORY[at:at + n_title], "utf-8")
+        at += n_title
+        content = str(MEMORY[at:at + n_content], "utf-8")
+    finally:
+        _nk_free(p)
+    return article(id, uid, title, content, time_from_ms(created), time_from_ms(updated), revision)
 
 
-def message_from_row(row: bytes) -> Message:
-    _, id, conversation_id, from_me, sent_at, n_uid, n_content = _MESSAGE.unpack_from(row)
-    at = 56 + n_uid
-    return message(id, row[56:at].decode(), conversation_id, row[at:at + n_content].decode(), from_me == 1,
-                   time_from_ms(sent_at))
+def message_from_row(p: int) -> Message:
+    try:
+        _, id, conversation_id, from_me, sent_at, n_uid, n_content = _MESSAGE(MEMORY, p)
+        at = p + 56
+        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        at += n_uid
+        content = str(MEMORY[at:at + n_content], "utf-8")
+    finally:
+        _nk_free(p)
+    return message(id, uid, conversation_id, content, from_me == 1, time_from_ms(sent_at))
 
 
-def conversation_from_row(row: bytes, store: "Store") -> Conversation:
-    _, id, created, last_activity, n_uid, n_title = _CONVERSATION.unpack_from(row)
-    at = 48 + n_uid
-    return conversation(store, id, row[48:at].decode(), row[at:at + n_title].decode(), time_from_ms(created),
-                        time_from_ms(last_activity))
+def conversation_from_row(p: int, store: "Store") -> Conversation:
+    try:
+        _, id, created, last_activity, n_uid, n_title = _CONVERSATION(MEMORY, p)
+        at = p + 48
+        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        at += n_uid
+        title = str(MEMORY[at:at + n_title], "utf-8")
+    finally:
+        _nk_free(p)
+    return conversation(store, id, uid, title, time_from_ms(created), time_from_ms(last_activity))
 
 
-def draft_from_row(row: bytes) -> Dict[str, Any]:
+def draft_from_row(p: int) -> Dict[str, Any]:
     """A draft's fields by name (``article_id`` and ``base_revision`` None for a new article)."""
-    _, id, article_id, base_revision, created, updated, n_uid, n_title, n_content = _DRAFT.unpack_from(row)
-    at = 72 + n_uid
-    end = at + n_title
-    return {"id": id, "uid": row[72:at].decode(), "article_id": None if article_id < 0 else article_id,
-            "base_revision": None if base_revision < 0 else base_revision, "title": row[at:end].decode(),
-            "content": row[end:end + n_content].decode(), "created_at": time_from_ms(created),
-            "updated_at": time_from_ms(updated)}
+    try:
+        _, id, article_id, base_revision, created, updated, n_uid, n_title, n_content = _DRAFT(MEMORY, p)
+        at = p + 72
+        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        at += n_uid
+        title = str(MEMORY[at:at + n_title], "utf-8")
+        at += n_title
+        content = str(MEMORY[at:at + n_content], "utf-8")
+    finally:
+        _nk_free(p)
+    return {"id": id, "uid": uid, "article_id": None if article_id < 0 else article_id,
+            "base_revision": None if base_revision < 0 else base_revision, "title": title, "content": content,
+            "created_at": time_from_ms(created), "updated_at": time_from_ms(updated)}
 
 
 # ---- Batches (lists of records) ---------------------------------------------------------------

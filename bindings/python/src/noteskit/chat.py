@@ -32,7 +32,7 @@ class Conversations:
     def __init__(self, store: "Store") -> None:
         self._store = store
 
-    def _conversation(self, row: bytes) -> Conversation:
+    def _conversation(self, row: int) -> Conversation:
         return conversation_from_row(row, self._store)
 
     def create(self, title: str) -> Conversation:
