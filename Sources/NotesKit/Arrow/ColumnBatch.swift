@@ -9,14 +9,14 @@ import Glibc
 
 /// A growable malloc'ed buffer. `take()` hands its memory over to a new owner (who frees it with
 /// `free`); otherwise it is freed with the buffer.
-public final class ByteBuffer {
+public final class ByteBuffer: @unchecked Sendable {
     public private(set) var base: UnsafeMutableRawPointer?
     public private(set) var count = 0
     private var capacity = 0
     /// Set when memory ran out: appends are dropped from then on and the producer reports it.
     public private(set) var failed = false
 
-    public init(capacity: Int = 0) { if capacity > 0 { grow(to: capacity) } }
+    public init(capacity: Int = 0) { if capacity > 0 { _ = grow(to: capacity) } }
 
     deinit { free(base) }
 
@@ -84,7 +84,7 @@ public enum ColumnKind: Sendable {
 }
 
 /// One column of a batch, appended to row by row.
-public final class Column {
+public final class Column: @unchecked Sendable {
     public let name: String
     public let kind: ColumnKind
     /// Declared nullable in the schema (a null appended to another column makes it nullable too).
@@ -252,7 +252,7 @@ extension Column {
 }
 
 /// Rows of one kind of record as columns: one Arrow record batch once finished.
-public final class ColumnBatch {
+public final class ColumnBatch: @unchecked Sendable {
     public let columns: [Column]
     public private(set) var count = 0
 

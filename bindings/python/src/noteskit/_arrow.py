@@ -121,11 +121,12 @@ def _column(address: int, field: Field) -> List[Any]:
         o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
         base = o[0]
         data = MEMORY[buf[2] + base:buf[2] + o[-1]]
-        text = str(data, "utf-8")
+        # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
+        text = str(data, "utf-8", "replace")
         if len(text) == len(data):  # ASCII: slice the decoded text, byte and character offsets agree
             values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
         else:
-            values = [str(data[a - base:b - base], "utf-8") for a, b in zip(o, o[1:])]
+            values = [str(data[a - base:b - base], "utf-8", "replace") for a, b in zip(o, o[1:])]
     elif fmt == "+l":
         start = buf[1] + 4 * offset
         o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
@@ -241,13 +242,15 @@ _free.restype = None
 _free.argtypes = [c_void_p]
 
 
-@CFUNCTYPE(None, c_void_p)
-def _capsule_destructor(capsule: int) -> None:
+def _destroy_capsule(capsule: int) -> None:
     """Releases a stream the consumer did not take out of its capsule, then frees the struct."""
     pointer = _capsule_pointer(capsule, _STREAM_CAPSULE)
     if pointer:
         release(pointer, _RELEASE_AT_STREAM)
         _free(pointer)
+
+
+_capsule_destructor = CFUNCTYPE(None, c_void_p)(_destroy_capsule)
 
 
 def stream_capsule(open_stream: Callable[[ArrowArrayStream], None]) -> Any:

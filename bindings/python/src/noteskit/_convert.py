@@ -48,16 +48,15 @@ def times(column: List[int]) -> List[datetime]:
     try:
         return [_fromtimestamp(ms / 1000, UTC) if -_FAST < ms < _FAST else time_from_ms(ms) for ms in column]
     except TypeError:  # a null
-        return [None if ms is None else time_from_ms(ms) for ms in column]  # type: ignore[misc]
+        return [None if ms is None else time_from_ms(ms) for ms in column]
 
 
 def ms_from_time(value: Any, field: str) -> int:
     """A ``datetime`` (naive taken as UTC) as UTC milliseconds, or the error that names ``field``."""
     if not isinstance(value, datetime):
         raise InvalidArgumentError(f"{field} must be a datetime, got {type(value).__name__}", field=field)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    delta = value - _EPOCH
+    moment: datetime = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    delta = moment - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
@@ -149,9 +148,10 @@ def call_row(function: Any, *args: Any) -> int:
     out = c_void_p()
     if function(*args, byref(out)):
         raise _ffi.last_error()
-    if not out.value:
+    pointer: Optional[int] = out.value
+    if not pointer:
         raise NotesError("the library returned no record")
-    return out.value
+    return pointer
 
 
 def article_from_row(p: int) -> Article:

@@ -9,9 +9,9 @@ from ._convert import Columns
 from .errors import NotesError, ValidationError
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import-untyped,unused-ignore]
     import polars
-    import pyarrow
+    import pyarrow  # type: ignore[import-untyped,unused-ignore]
 
 T = TypeVar("T")
 
@@ -75,18 +75,21 @@ class Selection(Generic[T]):
     def to_arrow(self) -> "pyarrow.Table":
         """The records as a ``pyarrow.Table`` (needs pyarrow)."""
         pa = _extra("pyarrow", "Selection.to_arrow()")
-        return pa.RecordBatchReader.from_stream(self).read_all()
+        table: "pyarrow.Table" = pa.RecordBatchReader.from_stream(self).read_all()
+        return table
 
     def to_pandas(self) -> "pandas.DataFrame":
         """The records as a ``pandas.DataFrame``, times as ``datetime64[ms, UTC]`` (needs pandas and pyarrow)."""
         _extra("pandas", "Selection.to_pandas()")
         _extra("pyarrow", "Selection.to_pandas()")
-        return self.to_arrow().to_pandas()
+        frame: "pandas.DataFrame" = self.to_arrow().to_pandas()
+        return frame
 
     def to_polars(self) -> "polars.DataFrame":
         """The records as a ``polars.DataFrame`` (needs polars)."""
         pl = _extra("polars", "Selection.to_polars()")
-        return pl.DataFrame(self)
+        frame: "polars.DataFrame" = pl.DataFrame(self)
+        return frame
 
     def __iter__(self) -> Iterator[T]:
         """The records, read a batch (65 536 rows) at a time; the store may be used between batches."""
