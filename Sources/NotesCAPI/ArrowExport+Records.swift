@@ -47,6 +47,24 @@ func callPage<T>(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?,
     }
 }
 
+/// Runs an export whose result is a page the core read straight into columns.
+@inline(__always)
+func callPage(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?, _ page: () throws -> (ColumnBatch, String?)) -> Int32 {
+    call {
+        let array = try outPointer(array, "out_array"), schema = try outPointer(schema, "out_schema")
+        let cursor = try outPointer(cursor, "out_cursor")
+        let (columns, nextCursor) = try page()
+        let next = try nextCursor.map { try ownedCString(Array($0.utf8)) }
+        do {
+            try exportBatch(columns, array: array, schema: schema)
+        } catch {
+            free(next)
+            throw error
+        }
+        cursor.pointee = next
+    }
+}
+
 // MARK: - Records as rows of a batch
 
 extension ColumnBatch {

@@ -56,9 +56,9 @@ public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
 @_cdecl("nk_article_list")
 public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
                             _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
-    callPage(outArray, outSchema, outCursor, ArticleStore.batch, {
-        try store(handle).articles.list(limit: count(limit), after: try optionalString(after, "after"))
-    }, { $0.append($1) })
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"))
+    }
 }
 
 @_cdecl("nk_article_count")

@@ -21,9 +21,9 @@ public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: Ou
 @_cdecl("nk_conversation_list")
 public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
                                  _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
-    callPage(outArray, outSchema, outCursor, ConversationStore.batch, {
-        try store(handle).conversations.list(limit: count(limit), after: try optionalString(after, "after"))
-    }, { $0.append($1) })
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).conversations.listBatch(limit: count(limit), after: try optionalString(after, "after"))
+    }
 }
 
 @_cdecl("nk_conversation_rename")
@@ -42,9 +42,9 @@ public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int
 @_cdecl("nk_conversation_history")
 public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
                                     _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
-    callPage(outArray, outSchema, outCursor, MessageStore.batch, {
-        try store(handle).messages.history(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
-    }, { $0.append($1) })
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
+    }
 }
 
 @_cdecl("nk_message_send")

@@ -51,6 +51,9 @@ public final class ByteBuffer: @unchecked Sendable {
         count += bytes.count
     }
 
+    /// Empties the buffer, keeping its memory.
+    func reset() { count = 0 }
+
     /// Sets bit `index` of a bitmap whose byte `index / 8` exists.
     @inline(__always)
     func setBit(_ index: Int) {
@@ -284,4 +287,66 @@ public final class ColumnBatch: @unchecked Sendable {
         }
         return (rows, finished)
     }
+}
+
+extension Column {
+    /// Reverses the order of the rows (a page read newest first and shown oldest first).
+    func reverse() {
+        let n = length
+        guard n > 1 else { return }
+        switch kind {
+        case .int64, .timestamp:
+            guard let base = values.base else { return }
+            let p = base.assumingMemoryBound(to: Int64.self)
+            var i = 0, j = n - 1
+            while i < j { let t = p[i]; p[i] = p[j]; p[j] = t; i += 1; j -= 1 }
+        case .bool:
+            let bits = (0..<n).map { bit(values, $0) }
+            rebuildBits(values, bits.reversed())
+        case .string:
+            let old = ByteBuffer(capacity: values.count)
+            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
+            let oldOffsets = offsets
+            values.reset()
+            offsets = [0]
+            for row in stride(from: n - 1, through: 0, by: -1) {
+                let start = Int(oldOffsets[row]), end = Int(oldOffsets[row + 1])
+                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
+                offsets.append(Int64(values.count))
+            }
+        case .int32List:
+            let old = ByteBuffer(capacity: values.count)
+            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
+            let oldOffsets = offsets
+            values.reset()
+            offsets = [0]
+            for row in stride(from: n - 1, through: 0, by: -1) {
+                let start = Int(oldOffsets[row]) * 4, end = Int(oldOffsets[row + 1]) * 4
+                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
+                offsets.append(Int64(values.count / 4))
+            }
+        }
+        if let validity {
+            let bits = (0..<n).map { bit(validity, $0) }
+            rebuildBits(validity, bits.reversed())
+        }
+    }
+
+    private func bit(_ buffer: ByteBuffer, _ index: Int) -> Bool {
+        guard let base = buffer.base else { return false }
+        return base.load(fromByteOffset: index / 8, as: UInt8.self) & UInt8(1 << (index % 8)) != 0
+    }
+
+    private func rebuildBits(_ buffer: ByteBuffer, _ bits: ReversedCollection<[Bool]>) {
+        buffer.reset()
+        for (i, on) in bits.enumerated() {
+            if i % 8 == 0 { buffer.append(UInt8(0)) }
+            if on { buffer.setBit(i) }
+        }
+    }
+}
+
+extension ColumnBatch {
+    /// Reverses the order of the rows.
+    public func reverse() { columns.forEach { $0.reverse() } }
 }

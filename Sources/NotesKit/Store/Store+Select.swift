@@ -366,3 +366,68 @@ extension ConversationStore {
         c[4].append(stmt.int64(4))
     }
 }
+
+// MARK: - Pages as batches
+
+/// A keyset page read straight into columns (no `String` per field): up to `limit` rows, and the
+/// position of the last one when one more row exists.
+private func pageBatch(_ db: Connection, _ keyset: Keyset, after position: CursorCodec.Position?, limit: Int,
+                       batch: ColumnBatch, keyColumn: Int32, idColumn: Int32,
+                       bind: (Statement, Int32) -> Int32 = { _, i in i },
+                       append: (Statement, ColumnBatch) -> Void) throws -> CursorCodec.Position? {
+    var last: CursorCodec.Position?
+    let fetched = try keyset.rows(db, after: position, limit: limit + 1, bind: bind) { stmt -> Bool in
+        guard batch.count < limit else { return true }
+        append(stmt, batch)
+        batch.endRow()
+        last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
+        return true
+    }
+    return fetched.count > limit ? last : nil
+}
+
+extension ArticleStore {
+    /// ``list(limit:after:)`` as a batch of article columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
+                                     append: Self.appendRow)
+            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+        }
+    }
+}
+
+extension ConversationStore {
+    /// ``list(limit:after:)`` as a batch of conversation columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
+                                     idColumn: 5, append: Self.appendRow)
+            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+        }
+    }
+}
+
+extension MessageStore {
+    /// ``history(of:limit:before:)`` as a batch of message columns (oldest first) and the cursor
+    /// of the page just earlier.
+    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let kind = Self.historyKind(conversationId)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
+        return try store.read { db in
+            _ = try ConversationStore.require(db, conversationId)
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
+                                     bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
+            batch.reverse()
+            return (batch, last.map { store.cursors.encode(kind: kind, $0) })
+        }
+    }
+}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 from ctypes import CFUNCTYPE, addressof, c_char_p, c_void_p, py_object, string_at
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -154,36 +155,54 @@ def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
     return {field.name: _column(child, field) for child, field in zip(_pointers(children, n_children), schema.children)}
 
 
+class _Out(threading.local):
+    """Out-parameters reused by the calls of one thread: an ArrowArray, an ArrowSchema and a
+    cursor pointer, with their addresses and ``byref``s made once."""
+
+    def __init__(self) -> None:
+        self.array, self.schema, self.cursor = ArrowArray(), ArrowSchema(), c_void_p()
+        self.array_at, self.schema_at = addressof(self.array), addressof(self.schema)
+        self.refs = (ctypes.byref(self.array), ctypes.byref(self.schema))
+        self.page_refs = self.refs + (ctypes.byref(self.cursor),)
+
+
+_out = _Out()
+
+
+def _take(out: _Out) -> Tuple[Dict[str, List[Any]], int]:
+    """The batch in ``out`` as columns and its length; both structs released."""
+    try:
+        return read_batch(out.array_at, read_schema(out.schema_at)), _unpack_array(MEMORY, out.array_at)[0]
+    finally:
+        release(out.array_at, _RELEASE_AT_ARRAY)
+        release(out.schema_at, _RELEASE_AT_SCHEMA)
+
+
 def call_batch(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int]:
     """Calls an export whose last parameters are ``ArrowArray *out_array, ArrowSchema *out_schema``;
     returns the batch's columns and its length, both structs released."""
-    array, schema = ArrowArray(), ArrowSchema()
-    status = function(*args, ctypes.byref(array), ctypes.byref(schema))
-    if status:
+    out = _out
+    if function(*args, *out.refs):
         raise _ffi.last_error()
-    try:
-        return read_batch(addressof(array), read_schema(addressof(schema))), array.length
-    finally:
-        release_array(array)
-        release_schema(schema)
+    return _take(out)
 
 
 def call_page(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int, Optional[str]]:
     """Like :func:`call_batch` for a page: the export's last parameter is ``char **out_cursor``
     (owned, NULL on the last page); returns the columns, the length and the next cursor."""
-    array, schema, cursor = ArrowArray(), ArrowSchema(), c_void_p()
-    status = function(*args, ctypes.byref(array), ctypes.byref(schema), ctypes.byref(cursor))
-    if status:
+    out = _out
+    out.cursor.value = None
+    if function(*args, *out.page_refs):
         raise _ffi.last_error()
+    pointer = out.cursor.value
     try:
-        columns = read_batch(addressof(array), read_schema(addressof(schema)))
-        length = array.length
+        columns, length = _take(out)
     finally:
-        release_array(array)
-        release_schema(schema)
-        pointer = cursor.value
-        next_cursor = string_at(pointer).decode() if pointer else None
-        _ffi.nk_free(pointer)
+        if pointer:
+            next_cursor: Optional[str] = string_at(pointer).decode()
+            _ffi.nk_free(pointer)
+        else:
+            next_cursor = None
     return columns, length, next_cursor
 
 
