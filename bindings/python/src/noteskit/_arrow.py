@@ -157,13 +157,14 @@ def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
 
 class _Out(threading.local):
     """Out-parameters reused by the calls of one thread: an ArrowArray, an ArrowSchema and a
-    cursor pointer, with their addresses and ``byref``s made once."""
+    pointer (a page's cursor, a packed row), with their addresses and ``byref``s made once."""
 
     def __init__(self) -> None:
         self.array, self.schema, self.cursor = ArrowArray(), ArrowSchema(), c_void_p()
         self.array_at, self.schema_at = addressof(self.array), addressof(self.schema)
         self.refs = (ctypes.byref(self.array), ctypes.byref(self.schema))
-        self.page_refs = self.refs + (ctypes.byref(self.cursor),)
+        self.cursor_ref = ctypes.byref(self.cursor)
+        self.page_refs = self.refs + (self.cursor_ref,)
 
 
 _out = _Out()

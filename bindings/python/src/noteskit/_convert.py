@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import struct
-from ctypes import byref, c_void_p
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
-from ._arrow import MEMORY
+from ._arrow import MEMORY, _out
 from .errors import InvalidArgumentError, NotesError
 from .models import Article, Change, Conversation, Message, MessageHit, SearchHit, Spans
 
@@ -145,10 +144,11 @@ _nk_free = _ffi.nk_free
 def call_row(function: Any, *args: Any) -> int:
     """Calls an export whose last parameter is ``char **out_row`` and returns the packed row's
     address; the caller decodes it with one of the ``*_from_row`` functions, which free it."""
-    out = c_void_p()
-    if function(*args, byref(out)):
+    out = _out
+    out.cursor.value = None
+    if function(*args, out.cursor_ref):
         raise _ffi.last_error()
-    pointer: Optional[int] = out.value
+    pointer: Optional[int] = out.cursor.value
     if not pointer:
         raise NotesError("the library returned no record")
     return pointer
