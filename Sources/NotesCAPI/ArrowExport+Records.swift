@@ -184,6 +184,33 @@ extension PackedRow {
     }
 }
 
+extension PackedRow {
+    /// A packed row straight from a stored row: the integer columns `ints`, then the text columns
+    /// `texts`, in one allocation (no `String` per field).
+    static func owned(_ row: RawRow, ints: [Int], texts: [Int]) throws -> UnsafeMutablePointer<CChar> {
+        var size = 8 * (1 + ints.count + texts.count)
+        for t in texts { size += row.withUTF8(t) { $0.count } }
+        guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory") }
+        memory.storeBytes(of: Int64(size).littleEndian, as: Int64.self)
+        var at = 8
+        for c in ints { (memory + at).storeBytes(of: row.int64(c).littleEndian, as: Int64.self); at += 8 }
+        var text = at + 8 * texts.count
+        for c in texts {
+            row.withUTF8(c) { bytes in
+                (memory + at).storeBytes(of: Int64(bytes.count).littleEndian, as: Int64.self)
+                if let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory + text, base, bytes.count) }
+                text += bytes.count
+            }
+            at += 8
+        }
+        return memory.assumingMemoryBound(to: CChar.self)
+    }
+}
+
+/// Column numbers of the stored rows, in the packed row's order (see the header's "Records").
+let articleRowInts = [0, 4, 5, 6], articleRowTexts = [1, 2, 3]
+let messageRowInts = [0, 2, 4, 5], messageRowTexts = [1, 3]
+
 public typealias OutRow = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
 /// Runs an export whose result is one record in `char **out_row`: checks `out` first, then hands

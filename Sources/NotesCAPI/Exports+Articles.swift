@@ -31,9 +31,9 @@ public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: Unsa
 
 @_cdecl("nk_article_get")
 public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    callRow(out) {
-        let article = try store(handle).articles.get(id)
-        return PackedRow(article)
+    call {
+        let out = try outPointer(out, "out_row")
+        out.pointee = try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) }
     }
 }
 

@@ -74,9 +74,9 @@ public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64
 
 @_cdecl("nk_message_get")
 public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    callRow(out) {
-        let message = try store(handle).messages.get(id)
-        return PackedRow(message)
+    call {
+        let out = try outPointer(out, "out_row")
+        out.pointee = try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) }
     }
 }
 

@@ -431,3 +431,44 @@ extension MessageStore {
         }
     }
 }
+
+// MARK: - One row in place
+
+/// One stored row read in place: integers, and text as the UTF-8 bytes stored. Valid only inside
+/// the call that hands it out.
+public struct RawRow {
+    let stmt: Statement
+
+    public func int64(_ column: Int) -> Int64 { stmt.int64(Int32(column)) }
+
+    public func withUTF8<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try stmt.withUTF8(Int32(column)) { try body(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension ArticleStore {
+    /// The article with `id` handed to `body` in place (columns in ``columns`` order: id, uid,
+    /// title, content, created_at, updated_at, revision); `.notFound` if there is none. For
+    /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
+    public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
+        try store.read { db in
+            let stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE id = ?")
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound("article", id) }
+            return try body(RawRow(stmt: stmt))
+        }
+    }
+}
+
+extension MessageStore {
+    /// The message with `id` handed to `body` in place (columns: id, uid, conversation_id,
+    /// content, from_me, sent_at); `.notFound` if there is none.
+    public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
+        try store.read { db in
+            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound("message", id) }
+            return try body(RawRow(stmt: stmt))
+        }
+    }
+}

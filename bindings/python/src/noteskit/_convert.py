@@ -154,15 +154,42 @@ def call_row(function: Any, *args: Any) -> int:
     return pointer
 
 
+def get_article(function: Any, handle: int, id: int) -> Article:
+    """``call_row`` and ``article_from_row`` in one, for the hottest call (``articles.get``)."""
+    out = _out
+    out.cursor.value = None
+    if function(handle, id, out.cursor_ref):
+        raise _ffi.last_error()
+    p = out.cursor.value
+    if not p:
+        raise NotesError("the library returned no record")
+    try:
+        _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
+        at = p + 64
+        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
+        at += n_uid
+        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
+        at += n_title
+        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
+    finally:
+        _nk_free(p)
+    a = _new(Article)
+    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
+    _A4(a, _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created))
+    _A5(a, _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
+    _A6(a, revision)
+    return a
+
+
 def article_from_row(p: int) -> Article:
     try:
         _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
         at = p + 64
-        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
         at += n_uid
-        title = str(MEMORY[at:at + n_title], "utf-8")
+        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
         at += n_title
-        content = str(MEMORY[at:at + n_content], "utf-8")
+        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
     finally:
         _nk_free(p)
     return article(id, uid, title, content, time_from_ms(created), time_from_ms(updated), revision)
@@ -172,9 +199,9 @@ def message_from_row(p: int) -> Message:
     try:
         _, id, conversation_id, from_me, sent_at, n_uid, n_content = _MESSAGE(MEMORY, p)
         at = p + 56
-        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
         at += n_uid
-        content = str(MEMORY[at:at + n_content], "utf-8")
+        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
     finally:
         _nk_free(p)
     return message(id, uid, conversation_id, content, from_me == 1, time_from_ms(sent_at))
@@ -184,9 +211,9 @@ def conversation_from_row(p: int, store: "Store") -> Conversation:
     try:
         _, id, created, last_activity, n_uid, n_title = _CONVERSATION(MEMORY, p)
         at = p + 48
-        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
         at += n_uid
-        title = str(MEMORY[at:at + n_title], "utf-8")
+        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
     finally:
         _nk_free(p)
     return conversation(store, id, uid, title, time_from_ms(created), time_from_ms(last_activity))
@@ -197,11 +224,11 @@ def draft_from_row(p: int) -> Dict[str, Any]:
     try:
         _, id, article_id, base_revision, created, updated, n_uid, n_title, n_content = _DRAFT(MEMORY, p)
         at = p + 72
-        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
         at += n_uid
-        title = str(MEMORY[at:at + n_title], "utf-8")
+        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
         at += n_title
-        content = str(MEMORY[at:at + n_content], "utf-8")
+        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
     finally:
         _nk_free(p)
     return {"id": id, "uid": uid, "article_id": None if article_id < 0 else article_id,
@@ -263,7 +290,7 @@ def message_hits(c: Columns, n: int) -> List[MessageHit]:
     return list(map(MessageHit, messages(c), _span_maps(c, ("content",), n)))
 
 
-__all__ = ["article", "article_from_row", "article_hits", "articles", "call_row", "changes", "conversation",
+__all__ = ["article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
            "conversation_from_row", "conversations", "draft_from_row", "drafts", "format_time", "message",
            "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "records_json", "time_from_ms",
            "times", "change_from_json"]

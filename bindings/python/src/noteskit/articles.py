@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 
 from . import _ffi
 from ._arrow import call_batch, call_page
-from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, ms_from_time, parse_time,
-                       records_json)
+from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time,
+                       parse_time, records_json)
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
 from .selection import NO_TIME, Selection, order_code
@@ -56,7 +56,7 @@ class Articles:
         """The article with ``id``; :class:`NotFoundError` if there is none."""
         if type(id) is not int or not -_I64 <= id < _I64:  # _ffi.integer's checks, inlined for the hottest call
             id = _ffi.integer(id, "id")
-        return article_from_row(call_row(_nk_article_get, self._store.handle, id))
+        return get_article(_nk_article_get, self._store.handle, id)
 
     def update(self, id: int, *, title: Optional[str] = None, content: Optional[str] = None,
                expected_revision: Optional[int] = None) -> Article:
