@@ -121,13 +121,12 @@ def _column(address: int, field: Field) -> List[Any]:
         start = buf[1] + width * offset
         o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
         base = o[0]
-        data = MEMORY[buf[2] + base:buf[2] + o[-1]]
-        # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
-        text = str(data, "utf-8", "replace")
-        if len(text) == len(data):  # ASCII: slice the decoded text, byte and character offsets agree
+        data = MEMORY[buf[2] + base:buf[2] + o[-1]].tobytes()
+        if data.isascii():  # decoded at once and sliced: byte and character offsets agree
+            text = data.decode("ascii")
             values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
-        else:
-            values = [str(data[a - base:b - base], "utf-8", "replace") for a, b in zip(o, o[1:])]
+        else:  # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
+            values = [data[a - base:b - base].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
     elif fmt == "+l":
         start = buf[1] + 4 * offset
         o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
