@@ -23,6 +23,9 @@ public final class Selection: @unchecked Sendable {
     let precheck: ((Connection) throws -> Void)?
     let makeBatch: () -> ColumnBatch
     let appendRow: (Statement, ColumnBatch) -> Void
+    /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
+    /// condition narrows the rows by an index): worth trying first, checked as read.
+    var rowidOrderWorthTrying = false
 
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
          ascending: Bool, precheck: ((Connection) throws -> Void)? = nil, makeBatch: @escaping () -> ColumnBatch,
@@ -134,6 +137,49 @@ public final class Selection: @unchecked Sendable {
         return (batch, batch.count == 0 ? nil : last)
     }
 
+    /// What a rowid-order read of a range found: its batches and its first and last keys.
+    struct RowidRun {
+        var batches: [ColumnBatch] = []
+        var first: Int64?
+        var last: Int64?
+    }
+
+    /// Reads the rows with rowids in `(after, through]` in rowid order (descending when the
+    /// selection is), a batch at a time; nil as soon as a key goes against the selection's order
+    /// (rowid order is then not the selection's order) or `stopped` is set.
+    func rowidRun(_ db: Connection, after low: Int64, through high: Int64, stopped: StopFlag) throws -> RowidRun? {
+        let order = ascending ? "ASC" : "DESC"
+        let stmt = try db.prepare("SELECT \(columnsSQL), \(key), \(tie) FROM \(table)" + whereSQL(["\(tie) > ?", "\(tie) <= ?"])
+                                  + " ORDER BY \(tie) \(order)")
+        let i = bind(stmt)
+        stmt.bind(i, low).bind(i + 1, high)
+        var run = RowidRun()
+        var batch = makeBatch()
+        let keyColumn = Int32(batch.columns.count)
+        while try stmt.step() {
+            let k = stmt.int64(keyColumn)
+            if let last = run.last, ascending ? k < last : k > last { return nil }
+            if run.first == nil { run.first = k }
+            run.last = k
+            appendRow(stmt, batch)
+            batch.endRow()
+            if batch.count == Selection.batchRows || (batch.count & 63 == 0 && batch.largestText > Selection.batchTextBytes) {
+                run.batches.append(batch)
+                batch = makeBatch()
+                if stopped.isSet { return nil }
+            }
+        }
+        if batch.count > 0 { run.batches.append(batch) }
+        return run
+    }
+
+    /// The smallest and largest rowid of the table (nil when it is empty).
+    func rowidSpan(_ db: Connection) throws -> (Int64, Int64)? {
+        let stmt = try db.prepare("SELECT min(\(tie)), max(\(tie)) FROM \(table)")
+        guard try stmt.step(), let low = stmt.optionalInt64(0), let high = stmt.optionalInt64(1) else { return nil }
+        return (low, high)
+    }
+
     /// The position of the row at `offset` in the selection's order (nil past the end).
     func position(_ db: Connection, at offset: Int64) throws -> Position? {
         let order = ascending ? "ASC" : "DESC"
@@ -196,6 +242,11 @@ public final class SelectionReader: @unchecked Sendable {
 
     private func start() throws {
         guard threads > 1, let path = selection.store.path else { return }
+        if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
+            pending = batches.reversed()
+            firstHalfDone = true
+            return
+        }
         let (total, split) = try selection.store.read { db -> (Int64, Selection.Position?) in
             let total = try selection.countRows(db)
             guard total >= Selection.parallelRows else { return (total, nil) }
@@ -204,6 +255,115 @@ public final class SelectionReader: @unchecked Sendable {
         guard total >= Selection.parallelRows, let split else { return }
         end = split
         secondHalf = SecondHalf(selection: selection, path: path, after: split)
+    }
+}
+
+extension SelectionReader {
+    /// Reads everything in rowid order, each half of the rowids on its own read-only connection
+    /// and thread, when that order is the selection's (checked as read: every key in order, and
+    /// the halves meet in order). Nil when it is not, or the selection is small: then nothing was
+    /// handed out and the reader goes by the index instead.
+    fileprivate func readInRowidOrder(_ path: String) throws -> [ColumnBatch]? {
+        let selection = self.selection
+        guard let span = try selection.store.read({ db in try selection.rowidSpan(db) }),
+              span.1 - span.0 >= Int64(Selection.parallelRows) else { return nil }
+        let (low, high) = span
+        let middle = low + (high - low) / 2
+        // Ascending: (low - 1, middle] then (middle, high]; descending the other way round.
+        let (first, second) = selection.ascending ? ((low - 1, middle), (middle, high)) : ((middle, high), (low - 1, middle))
+        let other = BackgroundRead(path: path) { db, stopped in
+            try selection.rowidRun(db, after: second.0, through: second.1, stopped: stopped)
+        }
+        let stopped = StopFlag()
+        let mine: Selection.RowidRun?
+        do {
+            let db = try Connection(path: path, readOnly: true)
+            defer { db.close() }
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            mine = try selection.rowidRun(db, after: first.0, through: first.1, stopped: stopped)
+        } catch {
+            other.stop()
+            throw error
+        }
+        guard let mine else {
+            other.stop()
+            return nil
+        }
+        guard let theirs = try other.wait() else { return nil }
+        if let last = mine.last, let next = theirs.first, selection.ascending ? next < last : next > last { return nil }
+        return mine.batches + theirs.batches
+    }
+}
+
+/// A flag one thread sets and another checks between batches.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A rowid-order read on its own read-only connection and thread; its result is taken with `wait()`.
+final class BackgroundRead: @unchecked Sendable {
+    let path: String
+    let read: @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?
+    private let state = Mutex<(result: Selection.RowidRun?, error: NotesError?)>((nil, nil))
+    private let stopped = StopFlag()
+    private var thread: pthread_t?
+
+    init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
+        self.path = path
+        self.read = read
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<BackgroundRead>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<BackgroundRead>.fromOpaque(context).release()
+            run()  // no thread to be had: read it here
+        }
+    }
+
+    private func run() {
+        do {
+            let db = try Connection(path: path, readOnly: true)
+            defer { db.close() }
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            let result = try read(db, stopped)
+            state.withLock { $0.result = result }
+        } catch let error as NotesError {
+            state.withLock { $0.error = error }
+        } catch {
+            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
+        }
+    }
+
+    /// Waits for the thread; what it read (nil when it gave up), or its error.
+    func wait() throws -> Selection.RowidRun? {
+        join()
+        let (result, error) = state.withLock { s in
+            defer { s.result = nil }
+            return (s.result, s.error)
+        }
+        if let error { throw error }
+        return result
+    }
+
+    func stop() {
+        stopped.set()
+        join()
+        state.withLock { $0.result = nil }
+    }
+
+    private func join() {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
     }
 }
 
@@ -288,9 +448,11 @@ extension ArticleStore {
         var conditions: [String] = [], binds: [Int64] = []
         if let since { conditions.append("created_at >= ?"); binds.append(since.milliseconds) }
         if let until { conditions.append("created_at < ?"); binds.append(until.milliseconds) }
-        return Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
-                         conditions: conditions, binds: binds, ascending: ascending, makeBatch: Self.batch,
-                         appendRow: Self.appendRow)
+        let selection = Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
+                                  conditions: conditions, binds: binds, ascending: ascending, makeBatch: Self.batch,
+                                  appendRow: Self.appendRow)
+        selection.rowidOrderWorthTrying = conditions.isEmpty  // articles are mostly created in time order
+        return selection
     }
 
     /// The columns of article batches, named as the record's fields.
@@ -322,9 +484,13 @@ extension MessageStore {
         if let until { conditions.append("sent_at < ?"); binds.append(until.milliseconds) }
         if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
         let check: ((Connection) throws -> Void)? = conversation.map { id in { db in _ = try ConversationStore.require(db, id) } }
-        return Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
-                         conditions: conditions, binds: binds, ascending: ascending, precheck: check, makeBatch: Self.batch,
-                         appendRow: Self.appendRow)
+        let selection = Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
+                                  conditions: conditions, binds: binds, ascending: ascending, precheck: check,
+                                  makeBatch: Self.batch, appendRow: Self.appendRow)
+        // Messages are mostly written in time order: over all conversations, without a time
+        // window, a plain rowid-order scan is tried first (and checked as read).
+        selection.rowidOrderWorthTrying = conversation == nil && since == nil && until == nil
+        return selection
     }
 
     /// The columns of message batches, named as the record's fields.

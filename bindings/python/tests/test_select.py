@@ -192,3 +192,24 @@ def test_without_pyarrow_the_package_works_and_to_arrow_names_the_extra(tmp_path
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_messages_written_out_of_time_order_still_come_in_time_order(tmp_path):
+    # A many-row store read on two threads tries rowid order first; history imported later with
+    # older times (or one old message in the middle) must send it back to the index's order.
+    with nk.Store.open(tmp_path / "imported.db") as store:
+        a, b = store.conversations.create("a"), store.conversations.create("b")
+        recent = [{"content": f"r{i}", "from_me": i % 2 == 0, "sent_at": T0 + timedelta(seconds=i)} for i in range(30_000)]
+        store.messages.insert_many(a.id, recent)
+        assert store.messages.select().to_arrow().column("content").to_pylist() == [r["content"] for r in recent]
+        older = [{"content": f"o{i}", "from_me": True, "sent_at": T0 - timedelta(days=1) + timedelta(seconds=i)}
+                 for i in range(30_000)]
+        store.messages.insert_many(b.id, older)  # rowid order is no longer time order: the halves meet out of order
+        expected = [r["content"] for r in older + recent]
+        assert store.messages.select().to_arrow().column("content").to_pylist() == expected
+        assert store.messages.select(order="desc").to_arrow().column("content").to_pylist() == expected[::-1]
+        assert [m.content for m in store.messages.select()] == expected  # one thread, by the index
+        store.messages.insert_many(a.id, [{"content": "late", "from_me": False, "sent_at": T0 + timedelta(seconds=5.5)}])
+        mine = store.messages.select(from_me=False).to_arrow().column("content").to_pylist()
+        assert mine == [r["content"] for r in recent[:6] if not r["from_me"]] + ["late"] + \
+            [r["content"] for r in recent[6:] if not r["from_me"]]
