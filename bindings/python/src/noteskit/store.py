@@ -13,7 +13,7 @@ from ._convert import change_from_json, changes
 from ._handle import _Handle
 from .articles import Articles
 from .chat import Conversations, Messages
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, ValidationError
 from .models import Change
 
 if TYPE_CHECKING:
