@@ -186,17 +186,20 @@ extension PackedRow {
 
 extension PackedRow {
     /// A packed row straight from a stored row: the integer columns `ints`, then the text columns
-    /// `texts`, in one allocation (no `String` per field).
+    /// `texts` (the first is the uid, stored as 16 bytes), in one allocation (no `String` per field).
     static func owned(_ row: RawRow, ints: [Int], texts: [Int]) throws -> UnsafeMutablePointer<CChar> {
+        func withText<T>(_ k: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            k == 0 ? row.withUIDText(texts[k], body) : row.withUTF8(texts[k], body)
+        }
         var size = 8 * (1 + ints.count + texts.count)
-        for t in texts { size += row.withUTF8(t) { $0.count } }
+        for k in texts.indices { size += withText(k) { $0.count } }
         guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory") }
         memory.storeBytes(of: Int64(size).littleEndian, as: Int64.self)
         var at = 8
         for c in ints { (memory + at).storeBytes(of: row.int64(c).littleEndian, as: Int64.self); at += 8 }
         var text = at + 8 * texts.count
-        for c in texts {
-            row.withUTF8(c) { bytes in
+        for k in texts.indices {
+            withText(k) { bytes in
                 (memory + at).storeBytes(of: Int64(bytes.count).littleEndian, as: Int64.self)
                 if let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory + text, base, bytes.count) }
                 text += bytes.count

@@ -1,3 +1,4 @@
+import CSQLite
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -464,7 +465,7 @@ extension ArticleStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
         let c = batch.columns
         c[0].append(stmt.int64(0))
-        stmt.withUTF8(1) { c[1].append(utf8: UnsafeRawBufferPointer($0)) }
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
         stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
         stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
         c[4].append(stmt.int64(4))
@@ -502,7 +503,7 @@ extension MessageStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
         let c = batch.columns
         c[0].append(stmt.int64(0))
-        stmt.withUTF8(1) { c[1].append(utf8: UnsafeRawBufferPointer($0)) }
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
         c[2].append(stmt.int64(2))
         stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
         c[4].append(stmt.int64(4) != 0)
@@ -526,7 +527,7 @@ extension ConversationStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
         let c = batch.columns
         c[0].append(stmt.int64(0))
-        stmt.withUTF8(1) { c[1].append(utf8: UnsafeRawBufferPointer($0)) }
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
         stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
         c[3].append(stmt.int64(3))
         c[4].append(stmt.int64(4))
@@ -609,6 +610,11 @@ public struct RawRow {
 
     public func withUTF8<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try stmt.withUTF8(Int32(column)) { try body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A uid column (16 bytes stored) as its UUID text, in place.
+    public func withUIDText<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try stmt.withUIDText(Int32(column), body)
     }
 }
 
