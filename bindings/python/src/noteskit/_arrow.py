@@ -247,23 +247,20 @@ def iter_batches(open_stream: Callable[[ArrowArrayStream], None]) -> Iterator[Di
 # ---- PyCapsules -------------------------------------------------------------------------------
 
 _STREAM_CAPSULE = b"arrow_array_stream"
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = py_object
-_capsule_new.argtypes = [c_void_p, c_char_p, c_void_p]
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = c_void_p
-_capsule_pointer.argtypes = [c_void_p, c_char_p]
-_malloc = ctypes.pythonapi.PyMem_RawMalloc
-_malloc.restype = c_void_p
-_malloc.argtypes = [ctypes.c_size_t]
-_free = ctypes.pythonapi.PyMem_RawFree
-_free.restype = None
-_free.argtypes = [c_void_p]
+# Function objects of our own (ctypes.pythonapi.X is one shared object whose argtypes another
+# module may set differently).
+_capsule_new = ctypes.PYFUNCTYPE(py_object, c_void_p, c_char_p, c_void_p)(("PyCapsule_New", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_void_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_capsule_name = ctypes.PYFUNCTYPE(c_void_p, c_void_p)(("PyCapsule_GetName", ctypes.pythonapi))
+_malloc = ctypes.PYFUNCTYPE(c_void_p, ctypes.c_size_t)(("PyMem_RawMalloc", ctypes.pythonapi))
+_free = ctypes.PYFUNCTYPE(None, c_void_p)(("PyMem_RawFree", ctypes.pythonapi))
 
 
 def _destroy_capsule(capsule: int) -> None:
-    """Releases a stream the consumer did not take out of its capsule, then frees the struct."""
-    pointer = _capsule_pointer(capsule, _STREAM_CAPSULE)
+    """Releases a stream the consumer did not take out of its capsule, then frees the struct.
+
+    Some consumers rename a capsule whose stream they moved out: it is read under its name now."""
+    pointer = _capsule_pointer(capsule, _capsule_name(capsule))
     if pointer:
         release(pointer, _RELEASE_AT_STREAM)
         _free(pointer)

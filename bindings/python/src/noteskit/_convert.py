@@ -8,10 +8,9 @@ slots are filled directly, as ``pickle`` does): the same objects, a third of the
 """
 from __future__ import annotations
 
-import json
 import struct
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _ffi
 from ._arrow import MEMORY, _out
@@ -73,27 +72,6 @@ def format_time(value: Union[datetime, str], field: str) -> str:
             value = value.replace(tzinfo=UTC)
         return value.astimezone(UTC).isoformat(timespec="milliseconds")
     raise InvalidArgumentError(f"{field} must be a datetime or ISO-8601 text, got {type(value).__name__}", field=field)
-
-
-# ---- Bulk records in (JSON) -------------------------------------------------------------------
-
-def _json_default(value: Any) -> Any:
-    """Serialises what ``json`` does not know in bulk records: datetimes and non-dict mappings."""
-    if isinstance(value, datetime):
-        return format_time(value, "time")
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise InvalidArgumentError(f"a record holds a {type(value).__name__}, which is not a str, bool, number or datetime")
-
-
-def records_json(records: List[Any]) -> bytes:
-    """A list of record mappings as the JSON array the bulk calls take; the library checks the fields."""
-    try:
-        return json.dumps(records, ensure_ascii=False, default=_json_default).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgumentError("a record has text that is not valid Unicode (a lone surrogate)") from None
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"records cannot be sent: {e}") from None
 
 
 # ---- Records without __init__ -----------------------------------------------------------------
@@ -292,5 +270,5 @@ def message_hits(c: Columns, n: int) -> List[MessageHit]:
 
 __all__ = ["article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
            "conversation_from_row", "conversations", "draft_from_row", "drafts", "format_time", "message",
-           "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "records_json", "time_from_ms",
+           "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "time_from_ms",
            "times", "change_from_json"]

@@ -172,8 +172,8 @@ nk_store_set_max_size = _declare("nk_store_set_max_size", c_int32, c_void_p, c_i
 # ---- Articles -----------------------------------------------------------------------------------
 # int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_row);
 nk_article_create = _declare("nk_article_create", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
-# int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
-nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
+nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, POINTER(ArrowArrayStream), c_int32, c_void_pp)
 # int32_t nk_article_get(nk_store *store, int64_t id, char **out_row);
 nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
@@ -257,8 +257,11 @@ nk_message_receive = _declare("nk_message_receive", c_int32, c_void_p, c_int64, 
 nk_message_get = _declare("nk_message_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_message_delete(nk_store *store, int64_t id);
 nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
-# int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
-nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
+#                                void **out_created);
+nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, POINTER(ArrowArrayStream), c_int32,
+                                  c_void_pp)
+NK_CREATED_TEXT = 1
 # int32_t nk_message_select(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms, int32_t from_me,
 #                           int32_t order, int32_t threads, struct ArrowArrayStream *out_stream);
 nk_message_select = _declare("nk_message_select", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int32, c_int32, c_int32,

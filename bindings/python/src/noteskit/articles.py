@@ -3,12 +3,11 @@ from __future__ import annotations
 
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-from . import _ffi
+from . import _columns, _ffi
 from ._arrow import call_batch, call_page
-from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time,
-                       parse_time, records_json)
+from ._convert import article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
 from .selection import NO_TIME, Selection, order_code
@@ -40,17 +39,17 @@ class Articles:
         return article_from_row(call_row(_ffi.nk_article_create, self._store.handle, _ffi.text(title, "title"),
                                          _ffi.text(content, "content")))
 
-    def create_many(self, records: Iterable[Mapping[str, Any]]) -> List[Article]:
+    def create_many(self, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Article]:
         """Saves many articles in one transaction: all of them, or none if any record is invalid.
 
-        Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at`` and
-        ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text). A failure names the
-        record (``line``, 0-based) and the field.
+        ``records`` is an iterable of mappings, or columns: any object with ``__arrow_c_stream__``
+        or ``__arrow_c_array__`` (a pyarrow Table or RecordBatch, a polars DataFrame) or a pandas
+        DataFrame. Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at``
+        and ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text; an Arrow timestamp of
+        any unit). A failure names the record (``line``, 0-based) and the field. Returns the
+        articles created, in record order.
         """
-        records = list(records)
-        created = _ffi.call_json(_ffi.nk_article_create_many, self._store.handle, records_json(records))
-        return [Article(c["id"], c["uid"], r["title"], r["content"], parse_time(c["created_at"]),
-                        parse_time(c["updated_at"]), 1) for c, r in zip(created, records)]
+        return _columns.created_articles(self._store.handle, records)
 
     def get(self, id: int) -> Article:
         """The article with ``id``; :class:`NotFoundError` if there is none."""

@@ -7,10 +7,10 @@ from ctypes import byref
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-from . import _ffi
+from . import _columns, _ffi
 from ._arrow import call_page
 from ._convert import (Columns, call_row, conversation_from_row, conversations, format_time, message_from_row, message_hits,
-                       messages, ms_from_time, parse_time, records_json)
+                       messages, ms_from_time)
 from .errors import InvalidArgumentError, NotFoundError
 from .models import Conversation, Message, MessageHit, Page, walk
 from .selection import NO_TIME, Selection, order_code
@@ -144,23 +144,18 @@ class Messages:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def insert_many(self, conversation_id: int, records: Iterable[Mapping[str, Any]]) -> List[Message]:
+    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Message]:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
-        Each record is a mapping with ``content`` (str) and ``from_me`` (bool), and optionally
-        ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
-        by default the time of the write). A failure names the record (``line``, 0-based) and the
-        field. Returns the messages created, in record order.
+        ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
+        ``__arrow_c_array__``, a pandas DataFrame). Each record has ``content`` (str) and ``from_me``
+        (bool), and optionally ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as
+        UTC, or ISO-8601 text; by default the time of the write). A failure names the record
+        (``line``, 0-based) and the field. Returns the messages created, in record order.
         """
         cid = _ffi.integer(conversation_id, "conversation_id")
-        records = list(records)
-        payload = records_json(records)
         with _gc_paused():
-            created = _ffi.call_json(_ffi.nk_message_insert_many, self._store.handle, cid, payload)
-            times: Dict[str, datetime] = {}  # a batch mostly shares one sent_at: parse it once
-            return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
-                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])))
-                    for c, r in zip(created, records)]
+            return _columns.created_messages(self._store.handle, cid, records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
                after: Optional[str] = None) -> Page[MessageHit]:
