@@ -15,6 +15,7 @@ from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
+from .articles import Articles, Draft
 from .chat import Conversations, Messages
 from .exchange import ExportReport, ImportReport
 from .feed import CompactReport
@@ -22,7 +23,8 @@ from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, Ke
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
 from .privacy import ExposedFile, PrivacyWarning, exposed_files
-from .store import Articles, Draft, Store, Subscription, default_store_path
+from .selection import Selection
+from .store import Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
 
@@ -45,5 +47,5 @@ __all__ = [
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "ExposedFile", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "PrivacyWarning", "ReadOnlyError", "SchemaError",
-    "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files", "library_version",
+    "SearchHit", "Selection", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files", "library_version",
 ]
