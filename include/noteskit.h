@@ -5,7 +5,10 @@
  *  - Every call returns an int32_t status: NK_OK (0) or one NK_E_* code. Results come back through
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
- *    {"code": int, "kind": str, "message": str, "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}.
+ *    {"code": int, "kind": str, "error_code": str, "message": str, "messages"?: {language: str},
+ *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}. "error_code" is a stable
+ *    machine-readable name ("title_empty", "revision_conflict", ...); "messages" the apps' own
+ *    wording by BCP 47 language ("zh-Hans"), where they had one; "message" is English.
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
@@ -409,7 +412,8 @@ int32_t nk_store_import(nk_store *store, const char *path, const char *format, c
  * query lists everything. Results are newest first and keyset-paged like the lists.
  * Span JSON: {"title": [[start, end], ...], "content": [[start, end], ...]}: code-point offsets of
  * every non-overlapping match into the field as stored; only the fields searched appear.
- * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor. */
+ * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor, or a
+ * cursor of another search (another query, field, case mode, order or conversation). */
 
 /* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
  * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
@@ -419,11 +423,15 @@ int32_t nk_article_search(nk_store *store, const char *query, const char *field,
                           int64_t limit, const char *after, char **out_json);
 
 /* Messages whose content contains query, newest first (sent_at, then id), in every conversation
- * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). case_sensitive: 0 or 1.
- * limit: 1..1000. after (nullable): a next_cursor of a search with the same conversation_id.
+ * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). flags: 0, or
+ * NK_SEARCH_CASE_SENSITIVE and/or NK_SEARCH_OLDEST_FIRST (chat order: sent_at, then id, ascending);
+ * other bits are NK_E_INVALID_ARGUMENT. limit: 1..1000. after (nullable): a next_cursor of this
+ * same search (query, conversation_id and flags).
  * *out_json (owned): {"items": [{"message": message, "spans": {"content": [[s, e], ...]}}, ...],
  * "next_cursor": str|null, "has_more": bool}. */
-int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+#define NK_SEARCH_CASE_SENSITIVE 1
+#define NK_SEARCH_OLDEST_FIRST 2
+int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
                           int64_t limit, const char *after, char **out_json);
 
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction

@@ -108,13 +108,24 @@ private struct OptionsReader {
 }
 
 extension JSONWriter {
-    /// An error as the last-error JSON has it: {"code","kind","message","field"?,"line"?,"file"?}.
+    /// An error as the last-error JSON has it: {"code","kind","error_code","message","messages"?,
+    /// "field"?,"line"?,"file"?}.
     /// Text longer than ``LastError/maxMessageBytes`` is cut, so no error echoes a huge argument.
     mutating func error(_ error: NotesError) {
         let limit = LastError.maxMessageBytes
         raw("{"); key("code"); int(Int64(error.kind.rawValue))
         raw(","); key("kind"); string(error.kind.name)
+        raw(","); key("error_code"); string(error.code)
         raw(","); key("message"); string(NotesError.shown(error.message, limit: limit))
+        let wordings = error.messages
+        if !wordings.isEmpty {
+            raw(","); key("messages"); raw("{")
+            for (n, language) in wordings.keys.sorted().enumerated() {
+                if n > 0 { raw(",") }
+                string(language); raw(":"); string(wordings[language] ?? "")
+            }
+            raw("}")
+        }
         if let field = error.field { raw(","); key("field"); string(NotesError.shown(field)) }
         if let line = error.line { raw(","); key("line"); int(Int64(line)) }
         if let file = error.file { raw(","); key("file"); string(NotesError.shown(file, limit: limit)) }

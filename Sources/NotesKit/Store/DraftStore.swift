@@ -1,7 +1,10 @@
-/// Drafts: unsaved edits, kept in their own table until saved or discarded.
+/// Drafts: editing sessions, kept in their own table until discarded.
 ///
 /// A draft is written through on every change, so an editor that dies loses nothing; saving is
-/// explicit and validates; discarding writes nothing to the article.
+/// explicit and validates; discarding writes nothing to the article. As the notes app's editor
+/// stays on an article after its first save, a saved draft stays open, bound to the article it
+/// saved: later saves update that article (`.conflict` if it changed meanwhile). `discard` — the
+/// editor's back button — ends the session.
 extension ArticleStore {
     static let draftColumns = "id, uid, article_id, base_revision, title, content, created_at, updated_at"
 
@@ -30,10 +33,21 @@ extension ArticleStore {
         }
     }
 
-    /// Every unsaved draft, oldest first.
+    /// The SQL condition (on `drafts d LEFT JOIN articles a ON a.id = d.article_id`) of a draft
+    /// with unsaved changes: a new article's, or one whose article is gone, is at another revision
+    /// than the draft's, or has another title or content.
+    static let hasUnsavedChanges = """
+        (d.article_id IS NULL OR a.id IS NULL OR a.revision IS NOT d.base_revision OR a.title != d.title OR a.content != d.content)
+        """
+
+    /// Every draft with unsaved changes, oldest first (a draft saved and not edited since is not
+    /// listed, though it stays open until discarded). O(n).
     public func drafts() throws -> [Draft] {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.draftColumns) FROM drafts ORDER BY id")
+            let stmt = try db.prepare("""
+                SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at FROM drafts d LEFT JOIN articles a ON a.id = d.article_id
+                WHERE \(Self.hasUnsavedChanges) ORDER BY d.id
+                """)
             var out: [Draft] = []
             while try stmt.step() { out.append(Self.draft(from: stmt)) }
             return out
@@ -56,11 +70,12 @@ extension ArticleStore {
         }
     }
 
-    /// Saves draft `id` as a new article, or as the next revision of the article it edits, and
-    /// removes the draft, in one transaction.
+    /// Saves draft `id` as a new article, or as the next revision of the article it edits, in one
+    /// transaction. The draft stays open, now bound to the saved article at its new revision, so
+    /// further edits and saves update that article (as the app's editor did after a first save).
     ///
-    /// Fails, keeping the draft, with `.validation` (empty title or content) or `.conflict` (the
-    /// article changed or was deleted since the draft was opened).
+    /// Fails, keeping the draft as it was, with `.validation` (empty title or content) or
+    /// `.conflict` (the article changed or was deleted since the draft was opened or last saved).
     public func saveDraft(_ id: Int64) throws -> Article {
         try store.write { tx in
             guard let draft = try Self.fetchDraft(tx.connection, id) else { throw Self.draftGone(id) }
@@ -68,7 +83,8 @@ extension ArticleStore {
             let article: Article
             if let articleId = draft.articleId {
                 guard try Self.fetch(tx.connection, articleId) != nil else {
-                    throw NotesError(.conflict, "article \(articleId) was deleted after draft \(id) was opened; the draft is kept")
+                    throw NotesError(.conflict, "article \(articleId) was deleted after draft \(id) was opened; the draft is kept",
+                                     code: "article_deleted")
                 }
                 do {
                     article = try Self.update(tx, articleId, title: draft.title, content: draft.content, expectedRevision: draft.baseRevision)
@@ -80,17 +96,22 @@ extension ArticleStore {
                 var saved = Article(id: 0, uid: draft.uid, title: draft.title, content: draft.content,
                                     createdAt: tx.now, updatedAt: tx.now, revision: 1)
                 guard let id = try Self.insert(tx, saved) else {
-                    throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept", field: "uid")
+                    throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept",
+                                     field: "uid", code: "uid_exists")
                 }
                 saved.id = id
                 article = saved
             }
-            try Self.deleteDraft(tx, id)
+            var bound = draft
+            bound.articleId = article.id
+            bound.baseRevision = article.revision
+            try Self.overwriteDraft(tx, bound)
             return article
         }
     }
 
-    /// Throws draft `id` away; the article it edits (if any) is untouched.
+    /// Ends the editing session of draft `id`, throwing away what was not saved; the article it
+    /// edits or saved (if any) is untouched.
     public func discardDraft(_ id: Int64) throws {
         try store.write { tx in
             guard try Self.fetchDraft(tx.connection, id) != nil else { throw Self.draftGone(id) }
@@ -106,7 +127,7 @@ extension ArticleStore {
     }
 
     static func draftGone(_ id: Int64) -> NotesError {
-        NotesError(.notFound, "draft \(id) does not exist (it was saved or discarded)")
+        NotesError(.notFound, "draft \(id) does not exist (it was discarded)", code: "draft_not_found")
     }
 
     static func insertDraft(_ tx: WriteContext, articleId: Int64?, baseRevision: Int64?, title: String, content: String) throws -> Draft {

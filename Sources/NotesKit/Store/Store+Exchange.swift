@@ -38,12 +38,13 @@ final class ExportReader {
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
 
-    /// Every draft, by id, with the uid of the article it edits (nil for a new article's draft, or
-    /// when that article was deleted since). O(n).
+    /// Every draft with unsaved changes (as ``ArticleStore/drafts()`` lists them), by id, with the
+    /// uid of the article it edits (nil for a new article's draft, or when that article was
+    /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
         let stmt = try db.prepare("""
             SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id ORDER BY d.id
+            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE \(ArticleStore.hasUnsavedChanges) ORDER BY d.id
             """)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalText(8)) }

@@ -198,8 +198,10 @@ nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 #                           int64_t limit, const char *after, char **out_json);
 nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_char_p,
                              c_void_pp)
-# int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+# int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
 #                           int64_t limit, const char *after, char **out_json);
+NK_SEARCH_CASE_SENSITIVE = 1
+NK_SEARCH_OLDEST_FIRST = 2
 nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
                              c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
