@@ -373,16 +373,18 @@ int32_t nk_rows_row_at(nk_rows *rows, double y, int64_t *out_row);
 /* The rows intersecting [offset, offset + viewport_height): rows *out_first ..< *out_stop. */
 int32_t nk_rows_visible(nk_rows *rows, double offset, double viewport_height, int64_t *out_first, int64_t *out_stop);
 
-/* The keyboard model. state_json (nullable: keyboard down): {"shown": bool, "keyboard_height": n}.
- * event_json: {"event": "show", "keyboard_height": n} or {"event": "hide"}. *out_json (owned): the
- * new state: {"shown","keyboard_height","mask_visible","mask_count","search_panel_offset",
- * "editor_bottom_inset","chat_offset"}. */
+/* The keyboard model (the editor and the chat). state_json (nullable: keyboard down): {"shown": bool,
+ * "keyboard_height": n}. event_json: {"event": "show", "keyboard_height": n} or {"event": "hide"}.
+ * *out_json (owned): the new state: {"shown","keyboard_height","editor_bottom_inset","chat_offset"}. */
 int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char **out_json);
 
-/* The search panel model. state_json (nullable: hidden): {"state": "hidden"|"shown", "revealed": n,
- * "dragging": bool}. event_json: {"event": "drag", "dy": n} (screen coordinates: negative is up),
- * {"event": "end_drag"}, {"event": "show"} or {"event": "hide"}. *out_json (owned): the new state,
- * with "offset". */
+/* The notes app's search panel model. state_json (nullable: hidden, at rest): a state as this call
+ * returns it. event_json: {"event": "drag", "translation": n} (the pan gesture's total translation
+ * since the drag began, screen coordinates: negative is up), {"event": "end_drag"}, {"event":
+ * "show"}, {"event": "hide"}, {"event": "keyboard_will_show", "keyboard_height": n} or {"event":
+ * "keyboard_will_hide"}. *out_json (owned): the new state: {"state": "hidden"|"shown", "dragging",
+ * "top_offset" (the panel's top relative to the screen's bottom: -50 hidden, -155 shown),
+ * "drag_start_offset", "revealed", "keyboard_shown", "keyboard_height", "mask_count"}. */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
 /* ---- Import and export ------------------------------------------------------------------------ */
