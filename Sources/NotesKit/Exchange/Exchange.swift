@@ -29,7 +29,8 @@ public enum ExchangeFormat: String, Sendable, CaseIterable {
     static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool) throws -> ExchangeFormat {
         if let given { return given }
         if isFolder {
-            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format")
+            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format",
+                             code: "folder_needs_format")
         }
         guard let format = fromExtension(path) else {
             throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of json, jsonl, csv, markdown, transcript", field: "format")

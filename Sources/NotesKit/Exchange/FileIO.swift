@@ -76,7 +76,8 @@ final class InputFile {
     init(path: String) throws {
         guard let kind = fileKind(path) else { throw fileError("read", path) }
         guard !kind.isDirectory else {
-            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path")
+            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path",
+                             code: "folder_needs_format")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw fileError("read", path) }
@@ -190,7 +191,8 @@ final class OutputFile {
     /// A new file that replaces `path` on ``commit()``.
     static func replacing(_ path: String) throws -> OutputFile {
         if let kind = fileKind(path), kind.isDirectory {
-            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path")
+            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path",
+                             code: "folder_needs_format")
         }
         let folder = parentFolder(path)
         guard let kind = fileKind(folder), kind.isDirectory else { throw fileError("write", path, ENOENT) }

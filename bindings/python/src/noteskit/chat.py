@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
 from . import _ffi
-from .errors import InvalidArgumentError, NotFoundError
+from .errors import InvalidArgumentError, NotFoundError, ValidationError
 from .models import Conversation, Message, MessageHit, Page, format_time, parse_time, walk
 
 if TYPE_CHECKING:
@@ -145,29 +145,35 @@ class Messages:
                     for c, r in zip(created, records)]
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
-               after: Optional[str] = None) -> Page[MessageHit]:
-        """The messages whose content contains ``query``, newest first, in every conversation or in one.
+               after: Optional[str] = None, order: str = "desc") -> Page[MessageHit]:
+        """The messages whose content contains ``query``, newest first (``order="asc"``: in chat
+        order, oldest first), in every conversation or in one.
 
         The same rules as :meth:`Articles.search`: literal substring, NFC, simple case folding
         unless ``case_sensitive``; an empty query lists every message. Each hit is a
         :class:`MessageHit` with ``spans["content"]``. Pass ``next_cursor`` as ``after`` (with the
-        same ``conversation``) for the next page. An unknown conversation raises :class:`NotFoundError`.
+        same query, ``conversation``, ``case_sensitive`` and ``order``) for the next page. An
+        unknown conversation raises :class:`NotFoundError`. The chat demo's own search is
+        ``search(q, case_sensitive=True, order="asc")``.
         """
         if not isinstance(case_sensitive, bool):
             raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
                                        field="case_sensitive")
+        if order not in ("desc", "asc"):
+            raise ValidationError(f'order must be "desc" or "asc", got {order!r}', field="order", code="order_invalid")
+        flags = (_ffi.NK_SEARCH_CASE_SENSITIVE if case_sensitive else 0) | (_ffi.NK_SEARCH_OLDEST_FIRST if order == "asc" else 0)
         cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
         if conversation is not None and cid <= 0:
             raise NotFoundError(f"conversation {cid} does not exist")
         data = _ffi.call_json(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
-                              int(case_sensitive), _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+                              flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
         return Page([MessageHit._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
 
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
-                    batch_size: int = 200) -> Iterator[MessageHit]:
-        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+                    batch_size: int = 200, order: str = "desc") -> Iterator[MessageHit]:
+        """Every hit of :meth:`search`, in its ``order``, fetched lazily ``batch_size`` at a time."""
         return walk(lambda after: self.search(query, conversation=conversation, case_sensitive=case_sensitive,
-                                              limit=batch_size, after=after))
+                                              limit=batch_size, after=after, order=order))
 
 
 @contextmanager
