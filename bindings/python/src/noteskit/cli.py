@@ -68,8 +68,9 @@ def visible(text: str) -> str:
     """``text`` safe to print: C0 and C1 control characters other than newline and tab (and DEL)
     shown as ``\\xNN``, so a stored note cannot write terminal escapes (``--json`` keeps the text exact).
 
-    >>> print(visible("a\x1b]0;pwned\x07b\tc\x9b2J"))
-    a\x1b]0;pwned\x07b	c\x9b2J
+    >>> print(visible("a\\x1b]0;pwned\\x07b\\x9b2J\\nc"))
+    a\\x1b]0;pwned\\x07b\\x9b2J
+    c
     """
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
@@ -653,6 +654,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 raw = arg.encode("utf-8", "backslashreplace")
             print(f"noteskit: error: argument {n} is not valid UTF-8 text: {raw!r}", file=sys.stderr)
             return 2
+    args = parser.parse_args(argv)
     db = getattr(args, "db", None)
     args.db = str(default_store_path()) if db is None else db
     args.json = getattr(args, "json", False)
