@@ -353,7 +353,8 @@ def text(value: Any, field: str) -> bytes:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"{field} must be a str, got {type(value).__name__}", field=field)
     if "\x00" in value:
-        raise ValidationError(f"{field} contains a NUL character", field=field)
+        # A C string cannot carry it to the library, so it is refused here, with the library's code.
+        raise ValidationError(f"{field} contains a NUL character", field=field, code=f"{field}_contains_nul")
     try:
         return value.encode("utf-8")
     except UnicodeEncodeError:
