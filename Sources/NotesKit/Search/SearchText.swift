@@ -108,10 +108,10 @@ enum SearchText {
     /// NFC of `segment` (code points starting at offset `start` of their text) computed as Unicode
     /// defines it — canonical decomposition of each code point, canonical ordering, canonical
     /// composition — with, for each code point of the result, the range of offsets of the code
-    /// points it came from. Nil if the result is not the standard library's NFC (it always is;
-    /// the caller then maps the segment as a whole). O(n²) in the segment's length at worst (the
-    /// ordering), and segments are a few code points.
-    static func traceNFC(_ segment: [UInt32], from start: Int) -> [(value: UInt32, start: Int32, end: Int32)]? {
+    /// points it came from. Nil if the result is not `nfc`, the standard library's NFC of the
+    /// segment (it always is; the caller then maps the segment as a whole). O(n²) in the
+    /// segment's length at worst (the ordering), and segments are a few code points.
+    static func traceNFC(_ segment: [UInt32], from start: Int, expecting nfc: [UInt32]) -> [(value: UInt32, start: Int32, end: Int32)]? {
         typealias Piece = (value: UInt32, ccc: UInt8, start: Int32, end: Int32)
         var pieces: [Piece] = []
         for (k, v) in segment.enumerated() {
@@ -146,9 +146,7 @@ enum SearchText {
             if piece.ccc == 0 { starter = out.count }
             out.append(piece)
         }
-        var text = String.UnicodeScalarView()
-        for v in segment { text.append(Unicode.Scalar(v) ?? "\u{FFFD}") }
-        guard String(text)._nfc.map(\.value) == out.map(\.value) else { return nil }
+        guard out.map(\.value) == nfc else { return nil }
         return out.map { ($0.value, $0.start, $0.end) }
     }
 
@@ -282,12 +280,12 @@ struct KeyBuilder {
             normalized = String(text)._nfc.map(\.value)
         }
         let unchanged = normalized == segment
-        let traced = unchanged ? nil : SearchText.traceNFC(segment, from: segmentStart)
+        let traced = unchanged ? nil : SearchText.traceNFC(segment, from: segmentStart, expecting: normalized)
         for (k, v) in normalized.enumerated() {
             storage.append(fold ? SearchText.info(v, table) & SearchText.scalarMask : v)
             if unchanged {
                 starts.append(Int32(segmentStart + k)); ends.append(Int32(segmentStart + k + 1))
-            } else if let traced, traced.count == normalized.count {
+            } else if let traced {
                 starts.append(traced[k].start); ends.append(traced[k].end)
             } else {
                 starts.append(Int32(segmentStart)); ends.append(Int32(segmentStart + count))

@@ -215,9 +215,8 @@ def cmd_add(store: Store, args: argparse.Namespace) -> None:
     draft = store.articles.new_draft(title=read_text(args.title), content=read_text(args.content) or "")
     try:
         article = draft.save()
-    except NotesError:
-        draft.discard()  # a refused save writes nothing, not even a draft
-        raise
+    finally:
+        draft.discard()  # the command is the whole editing session; a refused save leaves nothing either
     if args.json:
         print_json([article], sys.stdout)
     else:
