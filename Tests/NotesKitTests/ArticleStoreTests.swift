@@ -38,6 +38,7 @@ struct ArticleStoreTests {
         let store = try Store.memory()
         let a = try store.articles.create(title: "t", content: "c")
         let d = try store.articles.edit(a.id)
+        _ = try store.articles.updateDraft(d.id, content: "mine")
         _ = try store.articles.update(a.id, content: "theirs")
         let error = try #require(throws: NotesError.self) { try store.articles.saveDraft(d.id) }
         #expect(error.kind == .conflict)

@@ -21,7 +21,9 @@ extension ArticleStore {
     public func edit(_ id: Int64) throws -> Draft {
         try store.write { tx in
             guard let article = try Self.fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
-            return try Self.insertDraft(tx, articleId: id, baseRevision: article.revision, title: article.title, content: article.content)
+            let draft = try Self.insertDraft(tx, articleId: id, baseRevision: article.revision, title: article.title, content: article.content)
+            try Self.markSaved(tx, draft.id) // opened, nothing typed yet
+            return draft
         }
     }
 
@@ -33,21 +35,13 @@ extension ArticleStore {
         }
     }
 
-    /// The SQL condition (on `drafts d LEFT JOIN articles a ON a.id = d.article_id`) of a draft
-    /// with unsaved changes: a new article's, or one whose article is gone, is at another revision
-    /// than the draft's, or has another title or content.
-    static let hasUnsavedChanges = """
-        (d.article_id IS NULL OR a.id IS NULL OR a.revision IS NOT d.base_revision OR a.title != d.title OR a.content != d.content)
-        """
-
-    /// Every draft with unsaved changes, oldest first (a draft saved and not edited since is not
-    /// listed, though it stays open until discarded). O(n).
+    /// Every draft with unsaved changes, oldest first: a new article's draft, and a draft edited
+    /// since it was opened on an article or last saved (whatever happened to the article since).
+    /// A draft saved, or opened and not edited, is not listed, though it stays open until
+    /// discarded. O(n).
     public func drafts() throws -> [Draft] {
         try store.read { db in
-            let stmt = try db.prepare("""
-                SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at FROM drafts d LEFT JOIN articles a ON a.id = d.article_id
-                WHERE \(Self.hasUnsavedChanges) ORDER BY d.id
-                """)
+            let stmt = try db.prepare("SELECT \(Self.draftColumns) FROM drafts WHERE unsaved = 1 ORDER BY id")
             var out: [Draft] = []
             while try stmt.step() { out.append(Self.draft(from: stmt)) }
             return out
@@ -63,7 +57,7 @@ extension ArticleStore {
             draft.title = title ?? draft.title
             draft.content = content ?? draft.content
             draft.updatedAt = tx.now
-            let stmt = try tx.prepare("UPDATE drafts SET title = ?, content = ?, updated_at = ? WHERE id = ?")
+            let stmt = try tx.prepare("UPDATE drafts SET title = ?, content = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
             stmt.bind(1, draft.title).bind(2, draft.content).bind(3, tx.now.milliseconds).bind(4, id)
             try stmt.run()
             return draft
@@ -106,6 +100,7 @@ extension ArticleStore {
             bound.articleId = article.id
             bound.baseRevision = article.revision
             try Self.overwriteDraft(tx, bound)
+            try Self.markSaved(tx, id)
             return article
         }
     }
@@ -149,9 +144,9 @@ extension ArticleStore {
         return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
     }
 
-    /// Stores every field of `draft` (found by its `id`) as given. O(log n).
+    /// Stores every field of `draft` (found by its `id`) as given, as holding unsaved text. O(log n).
     static func overwriteDraft(_ tx: WriteContext, _ draft: Draft) throws {
-        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ? WHERE id = ?")
+        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
         stmt.bind(1, draft.articleId).bind(2, draft.baseRevision).bind(3, draft.title).bind(4, draft.content)
             .bind(5, draft.createdAt.milliseconds).bind(6, draft.updatedAt.milliseconds).bind(7, draft.id)
         try stmt.run()
@@ -163,6 +158,13 @@ extension ArticleStore {
         stmt.bind(1, uid)
         defer { stmt.reset() }
         return try stmt.step() ? draft(from: stmt) : nil
+    }
+
+    /// Marks draft `id` as holding nothing unsaved (saved, or just opened on an article). O(log n).
+    static func markSaved(_ tx: WriteContext, _ id: Int64) throws {
+        let stmt = try tx.prepare("UPDATE drafts SET unsaved = 0 WHERE id = ?")
+        stmt.bind(1, id)
+        try stmt.run()
     }
 
     static func deleteDraft(_ tx: WriteContext, _ id: Int64) throws {

@@ -44,7 +44,7 @@ final class ExportReader {
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
         let stmt = try db.prepare("""
             SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE \(ArticleStore.hasUnsavedChanges) ORDER BY d.id
+            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
             """)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalText(8)) }

@@ -80,6 +80,7 @@ def test_saving_a_draft_whose_article_changed_is_a_conflict_and_keeps_the_draft(
 def test_saving_a_draft_whose_article_was_deleted_is_a_conflict(store):
     a = store.articles.create(title="t", content="c")
     d = store.articles.edit(a.id)
+    d.content = "typed before the delete"
     store.articles.delete(a.id)
     with pytest.raises(nk.ConflictError, match="deleted"):
         d.save()
@@ -99,6 +100,20 @@ def test_after_the_first_save_the_editor_stays_on_the_saved_article(store):
     assert store.articles.count() == 1 and store.articles.drafts() == []
     assert d.save() == b  # nothing changed: same revision
     assert store.articles.draft(d.id).base_revision == 2
+
+
+def test_only_drafts_with_unsaved_changes_are_listed(store):
+    a = store.articles.create(title="t", content="c")
+    opened = store.articles.edit(a.id)  # opened, nothing typed
+    saved = store.articles.new_draft(title="s", content="x")
+    saved.save()
+    new = store.articles.new_draft()  # a new article's draft is unsaved from the start
+    assert [d.id for d in store.articles.drafts()] == [new.id]
+    store.articles.update(a.id, content="changed elsewhere")  # not the drafts' own changes
+    store.articles.update(saved.article_id, content="changed elsewhere too")
+    assert [d.id for d in store.articles.drafts()] == [new.id]
+    opened.title = "typed"
+    assert [d.id for d in store.articles.drafts()] == [opened.id, new.id]
 
 
 def test_a_save_after_the_article_changed_elsewhere_conflicts_and_keeps_the_draft(store):
