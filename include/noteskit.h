@@ -300,11 +300,13 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const c
 int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
 
 /* The pinned font setup, for reproducing measurements elsewhere. *out_json (owned):
- * {"fontconfig": xml (usable as FONTCONFIG_FILE), "families": [...], "directory", "dpi", "language"}. */
+ * {"fontconfig": xml (the same fonts, for other programs: usable as FONTCONFIG_FILE), "families": [...],
+ * "directory", "files": [...], "cache_directory" (or null), "dpi", "language"}. */
 int32_t nk_font_configuration(char **out_json);
 
-/* Checks a style and fills in its defaults. kind: "article_row" or "bubble". style_json (nullable:
- * all defaults): an object with any of the style's fields. *out_json (owned): every field, plus
+/* Checks a style and fills in its defaults. kind: "article_row" (the notes app's cell), "bubble", or
+ * "article_row.two_labels" (the named alternative row style: its defaults instead of the app's).
+ * style_json (nullable: all defaults): an object with any of the style's fields. *out_json (owned): every field, plus
  * "fingerprint" (16 hex digits, stable for equal styles). */
 int32_t nk_style_resolve(const char *kind, const char *style_json, char **out_json);
 
@@ -441,6 +443,14 @@ int32_t nk_message_search(nk_store *store, const char *query, int64_t conversati
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
  * (they are kept up to date by every write; this is for repair). */
 int32_t nk_store_reindex(nk_store *store);
+
+/* Compacts the change feed: removes every change that a newer change of the same record
+ * supersedes (each record keeps its latest change, deletes included), except changes recorded in
+ * the last retain_ms milliseconds (0: none kept for that reason) and those a subscriber is still
+ * to be handed; then gives the freed pages back to the file. NK_E_VALIDATION for a negative
+ * retain_ms. *out_json (owned): {"changes_removed": int, "changes_kept": int, "bytes_freed": int,
+ * "horizon": int}. */
+int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
 
 /* ---- Testing only ----------------------------------------------------------------------------- */
 /* Not for applications: the seam a test's power-cut simulator stands behind. The exporters write

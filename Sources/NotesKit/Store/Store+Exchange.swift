@@ -47,7 +47,7 @@ final class ExportReader {
             FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
             """)
         defer { stmt.reset() }
-        while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalText(8)) }
+        while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
 }
 
@@ -66,7 +66,7 @@ extension ExportReader {
             FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
             """)
         defer { stmt.reset() }
-        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.text(6), stmt.text(7)) }
+        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(6), stmt.text(7)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
