@@ -68,43 +68,11 @@ private func exchangeFormat(_ pointer: UnsafePointer<CChar>?) throws -> Exchange
 }
 
 /// The options object (NULL: none), refusing an option the call does not know.
-private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> OptionsReader {
-    guard let text = try optionalString(pointer, "options_json") else { return OptionsReader(members: []) }
-    let value: JSONValue
-    do {
-        value = try JSONValue.parse(text)
-    } catch {
-        throw NotesError(.invalidArgument, "options_json is not valid JSON: \(error.message)", field: "options_json")
-    }
-    guard case let .object(members) = value else {
-        throw NotesError(.invalidArgument, "options_json must be a JSON object", field: "options_json")
-    }
-    for (key, _) in members where !allowed.contains(key) {
-        throw NotesError(.validation, "unknown option \"\(key.prefix(40))\" (expected \(allowed.joined(separator: ", ")))", field: key)
-    }
-    return OptionsReader(members: members)
-}
-
-private struct OptionsReader {
-    let members: [(String, JSONValue)]
-
-    func value(_ key: String) -> JSONValue? { members.first { $0.0 == key }?.1 }
-
-    func optionalString(_ key: String) throws -> String? {
-        switch value(key) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw NotesError(.validation, "\(key) must be a string, got \(other.typeName)", field: key)
-        }
-    }
-
-    func optionalInt(_ key: String) throws -> Int64? {
-        switch value(key) {
-        case nil, .null?: return nil
-        case let .int(v)?: return v
-        case let other?: throw NotesError(.validation, "\(key) must be a whole number, got \(other.typeName)", field: key)
-        }
-    }
+private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> JSONObject {
+    guard let text = try optionalString(pointer, "options_json") else { return JSONObject(kind: .validation) }
+    let options = try JSONObject.parse(argument: text, "options_json")
+    try options.only(allowed, what: "option")
+    return options
 }
 
 extension JSONWriter {

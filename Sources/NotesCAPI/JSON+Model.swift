@@ -3,53 +3,9 @@ import NotesKit
 import Glibc
 #endif
 
-// How records travel across the ABI: UTF-8 JSON, timestamps as ISO-8601 text.
+// The JSON that remains at the ABI: changes for the subscribe callback, reports, layout results. Records and lists leave as packed rows and Arrow batches (ArrowExport+Records.swift).
 
 extension JSONWriter {
-    mutating func article(_ a: Article) {
-        bytes.reserveCapacity(bytes.count + a.title.utf8.count + a.content.utf8.count + 180)
-        raw("{"); key("id"); int(a.id)
-        raw(","); key("uid"); string(a.uid)
-        raw(","); key("title"); string(a.title)
-        raw(","); key("content"); string(a.content)
-        raw(","); key("created_at"); timestamp(a.createdAt)
-        raw(","); key("updated_at"); timestamp(a.updatedAt)
-        raw(","); key("revision"); int(a.revision)
-        raw("}")
-    }
-
-    mutating func draft(_ d: Draft) {
-        raw("{"); key("id"); int(d.id)
-        raw(","); key("uid"); string(d.uid)
-        raw(","); key("article_id"); optional(d.articleId)
-        raw(","); key("base_revision"); optional(d.baseRevision)
-        raw(","); key("title"); string(d.title)
-        raw(","); key("content"); string(d.content)
-        raw(","); key("created_at"); timestamp(d.createdAt)
-        raw(","); key("updated_at"); timestamp(d.updatedAt)
-        raw("}")
-    }
-
-    mutating func conversation(_ c: Conversation) {
-        raw("{"); key("id"); int(c.id)
-        raw(","); key("uid"); string(c.uid)
-        raw(","); key("title"); string(c.title)
-        raw(","); key("created_at"); timestamp(c.createdAt)
-        raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
-        raw("}")
-    }
-
-    mutating func message(_ m: Message) {
-        bytes.reserveCapacity(bytes.count + m.content.utf8.count + 160)
-        raw("{"); key("id"); int(m.id)
-        raw(","); key("uid"); string(m.uid)
-        raw(","); key("conversation_id"); int(m.conversationId)
-        raw(","); key("content"); string(m.content)
-        raw(","); key("from_me"); bool(m.fromMe)
-        raw(","); key("sent_at"); timestamp(m.sentAt)
-        raw("}")
-    }
-
     mutating func change(_ c: Change) {
         raw("{"); key("seq"); int(c.seq)
         raw(","); key("entity"); string(c.entity)
@@ -59,39 +15,6 @@ extension JSONWriter {
         raw(","); key("revision"); optional(c.revision)
         raw(","); key("at"); timestamp(c.at)
         raw("}")
-    }
-
-    /// What a bulk create returns per row: the fields the store assigned. The caller has the rest.
-    mutating func created(_ a: Article) {
-        raw("{"); key("id"); int(a.id)
-        raw(","); key("uid"); string(a.uid)
-        raw(","); key("created_at"); timestamp(a.createdAt)
-        raw(","); key("updated_at"); timestamp(a.updatedAt)
-        raw("}")
-    }
-
-    /// What a bulk insert returns per message: the fields the store assigned. The caller has the rest.
-    mutating func created(_ m: Message) {
-        raw("{"); key("id"); int(m.id)
-        raw(","); key("uid"); string(m.uid)
-        raw(","); key("sent_at"); timestamp(m.sentAt)
-        raw("}")
-    }
-
-    /// `{"<name>": record, "spans": {"title": [[start, end], ...], "content": [...]}}`; only the
-    /// fields searched appear in `spans`.
-    mutating func hit(_ name: StaticString, _ spans: MatchSpans, _ record: (inout JSONWriter) -> Void) {
-        raw("{"); key(name); record(&self)
-        raw(","); key("spans"); raw("{")
-        var first = true
-        for (field, ranges) in [("title" as StaticString, spans.title), ("content", spans.content)] {
-            guard let ranges else { continue }
-            if !first { raw(",") }
-            first = false
-            key(field)
-            list(ranges) { w, r in w.raw("["); w.int(Int64(r.lowerBound)); w.raw(","); w.int(Int64(r.upperBound)); w.raw("]") }
-        }
-        raw("}}")
     }
 
     mutating func optional(_ v: Int64?) {
@@ -107,90 +30,10 @@ extension JSONWriter {
         raw("]")
     }
 
-    mutating func page<T>(_ page: Page<T>, _ write: (inout JSONWriter, T) -> Void) {
-        raw("{"); key("items"); list(page.items, write)
-        raw(","); key("next_cursor")
-        if let cursor = page.nextCursor { string(cursor) } else { null() }
-        raw(","); key("has_more"); bool(page.hasMore)
-        raw("}")
-    }
-
     static func encode(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter()
         write(&w)
         return w.bytes
-    }
-}
-
-// MARK: - Records in
-
-/// Reads a JSON array of records (objects) for the bulk calls, one at a time, straight from the
-/// caller's bytes (the parser checks the UTF-8 of every string it reads), making each a `T`.
-func records<T>(_ pointer: UnsafePointer<CChar>?, _ name: String, _ make: (RecordReader) throws -> T) throws -> [T] {
-    guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
-    var out: [T] = []
-    do {
-        try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
-            try JSONValue.forEachElement(ofArray: UnsafeBufferPointer(start: bytes, count: strlen(pointer))) { index, item in
-                guard case let .object(members) = item else {
-                    throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
-                }
-                out.append(try make(RecordReader(members: members, index: index)))
-            }
-        }
-    } catch let error as JSONSyntaxError {
-        throw NotesError(.invalidArgument, "\(name) is not a valid JSON array: \(error.message) at line \(error.line), column \(error.column)", field: name)
-    }
-    return out
-}
-
-/// The fields of one bulk record, with errors that name the record and the field.
-struct RecordReader {
-    let members: [(String, JSONValue)]
-    let index: Int
-
-    /// Refuses a field not in `allowed` (a typo would otherwise be silently dropped).
-    func onlyFields(_ allowed: Set<String>) throws {
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            throw fail(unknown.0, "unknown field \"\(unknown.0)\" (expected \(allowed.sorted().joined(separator: ", ")))")
-        }
-    }
-
-    func value(_ field: String) -> JSONValue? {
-        members.first { $0.0 == field }.map(\.1)
-    }
-
-    func fail(_ field: String, _ message: String) -> NotesError {
-        NotesError(.validation, "record \(index): \(message)", field: field, line: index)
-    }
-
-    func string(_ field: String) throws -> String {
-        guard let v = try optionalString(field) else { throw fail(field, "\(field) is missing") }
-        return v
-    }
-
-    func optionalString(_ field: String) throws -> String? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
-        }
-    }
-
-    func optionalTimestamp(_ field: String) throws -> Timestamp? {
-        guard let text = try optionalString(field) else { return nil }
-        guard let t = Timestamp(iso8601: text) else {
-            throw fail(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"")
-        }
-        return t
-    }
-
-    func optionalBool(_ field: String) throws -> Bool? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .bool(b)?: return b
-        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
-        }
     }
 }
 

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
+from ctypes import byref
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-from . import _ffi
-from .errors import InvalidArgumentError, NotFoundError, ValidationError
-from .models import Conversation, Message, MessageHit, Page, format_time, parse_time, walk
+from . import _columns, _ffi
+from ._arrow import call_page
+from ._convert import (Columns, call_row, conversation_from_row, conversations, format_time, message_from_row, message_hits,
+                       messages, ms_from_time)
+from .errors import InvalidArgumentError, NotFoundError
+from .models import Conversation, Message, MessageHit, Page, walk
+from .selection import NO_TIME, Selection, order_code
 
 if TYPE_CHECKING:
     from .store import Store
@@ -27,17 +32,17 @@ class Conversations:
     def __init__(self, store: "Store") -> None:
         self._store = store
 
-    def _conversation(self, data: Any) -> Conversation:
-        return Conversation._from_json(data, self._store)
+    def _conversation(self, row: int) -> Conversation:
+        return conversation_from_row(row, self._store)
 
     def create(self, title: str) -> Conversation:
         """Starts a conversation. An empty, whitespace-only or over-long (> 1000 characters) title
         raises :class:`ValidationError` naming ``title``, and nothing is written."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_create, self._store.handle, _ffi.text(title, "title")))
+        return self._conversation(call_row(_ffi.nk_conversation_create, self._store.handle, _ffi.text(title, "title")))
 
     def get(self, id: int) -> Conversation:
         """The conversation with ``id``; :class:`NotFoundError` if there is none."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_get, self._store.handle, _ffi.integer(id, "id")))
+        return self._conversation(call_row(_ffi.nk_conversation_get, self._store.handle, _ffi.integer(id, "id")))
 
     def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Conversation]:
         """One page of conversations, most recent activity first (``last_activity_at``, then ``id``).
@@ -46,9 +51,25 @@ class Conversations:
         cost at any depth). A conversation that gets a message while you page moves to the top: it
         is never seen twice, and shows up on the next first page.
         """
-        data = _ffi.call_json(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
-                              _ffi.optional_text(after, "after"))
-        return Page([self._conversation(c) for c in data["items"]], data["next_cursor"], data["has_more"])
+        columns, _, cursor = call_page(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(after, "after"))
+        return Page(conversations(columns, self._store), cursor, cursor is not None)
+
+    def select(self) -> Selection[Conversation]:
+        """Every conversation, most recent activity first, as a lazy :class:`Selection` (see
+        :meth:`Articles.select`); iterating it yields bound :class:`Conversation` records."""
+        store = self._store
+
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_conversation_select(store.handle, threads, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_conversation_select_count, store.handle)
+
+        def records(columns: Columns) -> List[Conversation]:
+            return conversations(columns, store)
+
+        return Selection(open_stream, count, records, "of conversations")
 
     def iter(self, batch_size: int = 200) -> Iterator[Conversation]:
         """Every conversation, most recent activity first, fetched lazily ``batch_size`` at a time."""
@@ -60,8 +81,8 @@ class Conversations:
     def rename(self, id: int, title: str) -> Conversation:
         """Gives conversation ``id`` a new title (same rules as :meth:`create`) and returns it.
         Its place in the list does not change."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_rename, self._store.handle, _ffi.integer(id, "id"),
-                                                 _ffi.text(title, "title")))
+        return self._conversation(call_row(_ffi.nk_conversation_rename, self._store.handle, _ffi.integer(id, "id"),
+                                           _ffi.text(title, "title")))
 
     def delete(self, id: int) -> None:
         """Deletes conversation ``id`` and all its messages in one transaction; :class:`NotFoundError`
@@ -90,16 +111,15 @@ class Messages:
     def send(self, conversation_id: int, text: str) -> Message:
         """Adds a message sent by the user (``from_me=True``) to the conversation, sent now.
         :class:`NotFoundError` for an unknown conversation."""
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_send, self._store.handle,
-                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content")))
+        return message_from_row(call_row(_ffi.nk_message_send, self._store.handle,
+                                         _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content")))
 
     def receive(self, conversation_id: int, text: str, sent_at: Union[datetime, str, None] = None) -> Message:
         """Adds a message the user received (``from_me=False``). ``sent_at`` (a ``datetime``, naive
         taken as UTC, or ISO-8601 text) dates an imported message; by default it is now."""
         when = None if sent_at is None else _ffi.text(format_time(sent_at, "sent_at"), "sent_at")
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_receive, self._store.handle,
-                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"),
-                                                 when))
+        return message_from_row(call_row(_ffi.nk_message_receive, self._store.handle,
+                                         _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"), when))
 
     def history(self, conversation_id: int, limit: int = 50, before: Optional[str] = None) -> Page[Message]:
         """A page of a conversation's history, paged backward from the newest message ("load earlier").
@@ -111,38 +131,31 @@ class Messages:
         and any depth costs what the newest page costs. ``limit`` is 1 to 1000. A cursor of another
         conversation is a :class:`ValidationError` on ``cursor``.
         """
-        data = _ffi.call_json(_ffi.nk_conversation_history, self._store.handle,
-                              _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
-                              _ffi.optional_text(before, "before"))
-        return Page([Message._from_json(m) for m in data["items"]], data["next_cursor"], data["has_more"])
+        columns, _, cursor = call_page(_ffi.nk_conversation_history, self._store.handle,
+                                       _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(before, "before"))
+        return Page(messages(columns), cursor, cursor is not None)
 
     def get(self, id: int) -> Message:
         """The message with ``id``; :class:`NotFoundError` if there is none."""
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
+        return message_from_row(call_row(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
 
     def delete(self, id: int) -> None:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def insert_many(self, conversation_id: int, records: Iterable[Mapping[str, Any]]) -> List[Message]:
+    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Message]:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
-        Each record is a mapping with ``content`` (str) and ``from_me`` (bool), and optionally
-        ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
-        by default the time of the write). A failure names the record (``line``, 0-based) and the
-        field. Returns the messages created, in record order.
+        ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
+        ``__arrow_c_array__``, a pandas DataFrame). Each record has ``content`` (str) and ``from_me``
+        (bool), and optionally ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as
+        UTC, or ISO-8601 text; by default the time of the write). A failure names the record
+        (``line``, 0-based) and the field. Returns the messages created, in record order.
         """
-        from .store import _records_json  # (store.py imports this module)
-
         cid = _ffi.integer(conversation_id, "conversation_id")
-        records = list(records)
-        payload = _records_json(records)
         with _gc_paused():
-            created = _ffi.call_json(_ffi.nk_message_insert_many, self._store.handle, cid, payload)
-            times: Dict[str, datetime] = {}  # a batch mostly shares one sent_at: parse it once
-            return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
-                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])))
-                    for c, r in zip(created, records)]
+            return _columns.created_messages(self._store.handle, cid, records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
                after: Optional[str] = None, order: str = "desc") -> Page[MessageHit]:
@@ -159,15 +172,14 @@ class Messages:
         if not isinstance(case_sensitive, bool):
             raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
                                        field="case_sensitive")
-        if order not in ("desc", "asc"):
-            raise ValidationError(f'order must be "desc" or "asc", got {order!r}', field="order", code="order_invalid")
-        flags = (_ffi.NK_SEARCH_CASE_SENSITIVE if case_sensitive else 0) | (_ffi.NK_SEARCH_OLDEST_FIRST if order == "asc" else 0)
+        flags = ((_ffi.NK_SEARCH_CASE_SENSITIVE if case_sensitive else 0)
+                 | (_ffi.NK_SEARCH_OLDEST_FIRST if order_code(order) == 1 else 0))
         cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
         if conversation is not None and cid <= 0:
             raise NotFoundError(f"conversation {cid} does not exist")
-        data = _ffi.call_json(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
-                              flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
-        return Page([MessageHit._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
+        columns, n, cursor = call_page(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
+                                       flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+        return Page(message_hits(columns, n), cursor, cursor is not None)
 
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
                     batch_size: int = 200, order: str = "desc") -> Iterator[MessageHit]:
