@@ -181,6 +181,43 @@ class Messages:
                                        flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
         return Page(message_hits(columns, n), cursor, cursor is not None)
 
+    def select(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
+               until: Optional[datetime] = None, from_me: Optional[bool] = None, order: str = "asc") -> Selection[Message]:
+        """Every message (of ``conversation``, or of all) sent in ``[since, until)``, by the user
+        (``from_me=True``), by the others (``False``) or by anyone (None), oldest first
+        (``order="desc"``: newest first), as a lazy :class:`Selection`.
+
+        ``since`` is inclusive and ``until`` exclusive; either may be None, aware or naive (taken
+        as UTC). An unknown conversation raises :class:`NotFoundError` when the selection is read.
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     conv = store.conversations.create("Alice")
+        ...     _ = conv.send("hello"); _ = conv.receive("hi")
+        ...     [m.content for m in store.messages.select(from_me=False)]
+        ['hi']
+        """
+        cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
+        if conversation is not None and cid <= 0:
+            raise NotFoundError(f"conversation {cid} does not exist")
+        if from_me is not None and not isinstance(from_me, bool):
+            raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
+        who = -1 if from_me is None else int(from_me)
+        start = NO_TIME if since is None else ms_from_time(since, "since")
+        end = NO_TIME if until is None else ms_from_time(until, "until")
+        direction = order_code(order)
+        store = self._store
+
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_message_select(store.handle, cid, start, end, who, direction, threads, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_message_select_count, store.handle, cid, start, end, who)
+
+        return Selection(open_stream, count, messages,
+                         f"of messages (conversation={conversation}, since={since}, until={until}, from_me={from_me}, "
+                         f"order={order!r})")
+
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
                     batch_size: int = 200, order: str = "desc") -> Iterator[MessageHit]:
         """Every hit of :meth:`search`, in its ``order``, fetched lazily ``batch_size`` at a time."""
