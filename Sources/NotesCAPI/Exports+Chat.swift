@@ -86,7 +86,7 @@ public func nk_message_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
     call { try store(handle).messages.delete(id) }
 }
 
-private let messageFields: Set<String> = ["content", "from_me", "uid", "sent_at"]
+private let messageFields: Set<String> = ["content", "from_me", "uid", "sent_at", "sender"]
 
 @_cdecl("nk_message_insert_many")
 public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: Int64, _ recordsJSON: UnsafePointer<CChar>?,
@@ -97,7 +97,7 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
             try r.onlyFields(messageFields)
             guard let fromMe = try r.optionalBool("from_me") else { throw r.fail("from_me", "from_me is missing") }
             return NewMessage(content: try r.string("content"), fromMe: fromMe, uid: try r.optionalString("uid"),
-                              sentAt: try r.optionalTimestamp("sent_at"))
+                              sentAt: try r.optionalTimestamp("sent_at"), sender: try r.optionalString("sender"))
         }
         let created = try store.messages.insertMany(input, in: conversationID)
         w.list(created) { $0.created($1) }

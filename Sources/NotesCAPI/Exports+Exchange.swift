@@ -32,8 +32,26 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title"])
+        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title", "me", "tz", "encoding",
+                                                       "delimiter", "columns", "unknown_columns", "date_order"])
         var options = ImportOptions(conversation: try given.optionalInt("conversation"), title: try given.optionalString("title"))
+        options.me = try given.optionalString("me")
+        options.timeZone = try given.optionalString("tz")
+        options.encoding = try given.optionalString("encoding")
+        options.delimiter = try given.optionalString("delimiter")
+        options.columns = try given.optionalStringPairs("columns")
+        if let text = try given.optionalString("unknown_columns") {
+            guard let choice = UnknownColumns(rawValue: text) else {
+                throw NotesError(.validation, "unknown_columns must be \"refuse\" or \"ignore\", got \"\(text.prefix(40))\"", field: "unknown_columns")
+            }
+            options.unknownColumns = choice
+        }
+        if let text = try given.optionalString("date_order") {
+            guard let order = DateOrder(rawValue: text) else {
+                throw NotesError(.validation, "date_order must be \"dmy\" or \"mdy\", got \"\(text.prefix(40))\"", field: "date_order")
+            }
+            options.dateOrder = order
+        }
         if let text = try given.optionalString("on_conflict") {
             guard let policy = ConflictPolicy(rawValue: text) else {
                 throw NotesError(.validation, "on_conflict must be \"skip\", \"replace\" or \"newer\", got \"\(text.prefix(40))\"", field: "on_conflict")
@@ -54,6 +72,12 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         w.raw(","); w.key("updated"); w.int(Int64(report.updated))
         w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
         w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
+        w.raw(","); w.key("skips"); w.list(report.skips) { w, s in
+            w.raw("{"); w.key("file"); w.string(NotesError.shown(s.file, limit: LastError.maxMessageBytes))
+            w.raw(","); w.key("line"); w.int(Int64(s.line))
+            w.raw(","); w.key("reason"); w.string(s.reason.rawValue)
+            w.raw("}")
+        }
         w.raw("}")
     }
 }
@@ -95,6 +119,21 @@ private struct OptionsReader {
         case nil, .null?: return nil
         case let .string(s)?: return s
         case let other?: throw NotesError(.validation, "\(key) must be a string, got \(other.typeName)", field: key)
+        }
+    }
+
+    /// An object of strings (`{"Title": "title"}`), in its order.
+    func optionalStringPairs(_ key: String) throws -> [(String, String)]? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case let .object(members)?:
+            return try members.map { name, value in
+                guard case let .string(s) = value else {
+                    throw NotesError(.validation, "\(key) must map names to names, got \(value.typeName) for \"\(name.prefix(40))\"", field: key)
+                }
+                return (name, s)
+            }
+        case let other?: throw NotesError(.validation, "\(key) must be an object of names, got \(other.typeName)", field: key)
         }
     }
 

@@ -47,6 +47,7 @@ extension JSONWriter {
         raw(","); key("content"); string(m.content)
         raw(","); key("from_me"); bool(m.fromMe)
         raw(","); key("sent_at"); timestamp(m.sentAt)
+        raw(","); key("sender"); if let sender = m.sender { string(sender) } else { null() }
         raw("}")
     }
 

@@ -107,6 +107,11 @@ extension Store {
                 ('article_search_through', (SELECT coalesce(max(id), 0) FROM articles)),
                 ('message_search_through', (SELECT coalesce(max(id), 0) FROM messages));
             """),
+        // Messages name their author in group chats (imported from Telegram, WhatsApp, ...); NULL
+        // for the two-person chats, where from_me tells who wrote it.
+        Migration(name: "0005_message_sender", sql: """
+            ALTER TABLE messages ADD COLUMN sender TEXT;
+            """),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
