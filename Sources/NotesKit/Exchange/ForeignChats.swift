@@ -34,6 +34,8 @@ enum ForeignChat {
         for line in bytes.split(separator: 10, omittingEmptySubsequences: true) {
             let text = Array(line)
             if text.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            // A NotesKit transcript's line ("[2026-11-29 15:28:06] Alice: hi") is the transcript's.
+            if TranscriptLines.header(Substring(String(decoding: text.last == 13 ? text.dropLast() : text[...], as: UTF8.self))) != nil { return false }
             return text.withUnsafeBufferPointer { WhatsAppChat.header($0) != nil }
         }
         return false

@@ -128,8 +128,8 @@ class Messages:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
         Each record is a mapping with ``content`` (str) and ``from_me`` (bool), and optionally
-        ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
-        by default the time of the write). A failure names the record (``line``, 0-based) and the
+        ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
+        by default the time of the write) and ``sender`` (the author's name in a group chat). A failure names the record (``line``, 0-based) and the
         field. Returns the messages created, in record order.
         """
         from .store import _records_json  # (store.py imports this module)
@@ -141,7 +141,7 @@ class Messages:
             created = _ffi.call_json(_ffi.nk_message_insert_many, self._store.handle, cid, payload)
             times: Dict[str, datetime] = {}  # a batch mostly shares one sent_at: parse it once
             return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
-                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])))
+                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])), r.get("sender"))
                     for c, r in zip(created, records)]
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
