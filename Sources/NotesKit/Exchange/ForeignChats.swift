@@ -494,11 +494,15 @@ enum WhatsAppChat {
             }
             guard let sender = message.sender else { return try importer.leaveOut(.systemMessage, at: location) }
             if isMediaOnly(message.content) { return try importer.leaveOut(.mediaOnly, at: location) }
+            // iOS marks its system lines (the encryption notice, deleted messages) with a leading LRM.
+            if message.content.utf8.starts(with: [0xE2, 0x80, 0x8E]) { return try importer.leaveOut(.systemMessage, at: location) }
             let fromMe = me == sender
             let uid = try target.uid(first: (message.sentAt, fromMe, message.content), at: location)
             try importer.add(.message(try Fields.message(MessageRecord(
                 uid: nil, conversationUid: uid, conversationTitle: nil, content: message.content, fromMe: fromMe,
-                sentAt: message.sentAt, sender: sender))), at: location)
+                sentAt: message.sentAt, sender: sender,
+                // Not who "me" is: the same file imported with another me= finds its messages.
+                identity: ["whatsapp", uid, sender, message.sentAt.iso8601, message.content]))), at: location)
         }
 
         while let line = try file.nextLine() {

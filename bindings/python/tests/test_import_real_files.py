@@ -341,3 +341,95 @@ def test_a_store_from_before_senders_opens_and_gets_them(tmp_path):
         assert [(m.content, m.sender) for m in s.messages.history(c.id)] == [("hi", None)]
         m = s.messages.insert_many(c.id, [{"content": "yo", "from_me": False, "sender": "Carol"}])[0]
         assert s.messages.get(m.id).sender == "Carol"
+
+
+# ---- A re-import writes nothing, in every format, with and without times ---------------------------------
+
+def _without_times(tmp_path: Path, fmt: str) -> Path:
+    """A hand-made file of `fmt` whose records carry no times (or only local ones)."""
+    if fmt == "json":
+        path = tmp_path / "n.json"
+        path.write_text(json.dumps({"format": "noteskit", "version": 1, "articles": [{"title": "t", "content": "c"}],
+                                    "drafts": [{"title": "d", "content": "draft"}], "conversations": [{"title": "Alice"}]}))
+        return path
+    if fmt == "jsonl":
+        return jsonl(tmp_path / "n.jsonl", {"type": "article", "title": "t", "content": "c"},
+                     {"type": "draft", "title": "d", "content": "draft"},
+                     {"type": "conversation", "uid": UID1, "title": "Alice"},
+                     {"type": "message", "conversation_uid": UID1, "content": "hi", "from_me": False})
+    if fmt == "csv":
+        folder = tmp_path / "tables"
+        folder.mkdir()
+        (folder / "articles.csv").write_text(crlf("title,content", "t,c"), encoding="utf-8")
+        (folder / "messages.csv").write_text(crlf("conversation_title,from_me,content", "Alice,false,hi", "Alice,true,hello"),
+                                             encoding="utf-8")
+        return folder
+    if fmt == "csv-file":
+        path = tmp_path / "n.csv"
+        path.write_text(crlf("title,content", "t,c"), encoding="utf-8")
+        return path
+    if fmt == "markdown":
+        folder = tmp_path / "vault"
+        folder.mkdir()
+        (folder / "Plain note.md").write_text("no front matter at all", encoding="utf-8")
+        (folder / "Dated.md").write_text("---\ntitle: Dated\ncreated: 2024-01-15\n---\n\nbody", encoding="utf-8")
+        return folder
+    if fmt == "transcript":
+        path = tmp_path / "n.txt"
+        path.write_text("[2024-01-15 10:00:00] Them: hi\n[2024-01-15 10:00:00] Them: hi\n", encoding="utf-8")
+        return path
+    if fmt == "telegram":
+        data = json.loads((DATA / "telegram_personal_chat.json").read_text(encoding="utf-8"))
+        for m in data["messages"]:
+            del m["date_unixtime"]
+        path = tmp_path / "result.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return path
+    return DATA / "_chat.txt"
+
+
+def _with_times(tmp_path: Path, store: nk.Store, fmt: str) -> Path:
+    """`store` given records with every time, exported as `fmt` (a chat app's export: its fixture)."""
+    a = store.articles.create(title="周末", content="今天天气真好")
+    store.articles.update(a.id, content="下雨了")
+    store.articles.edit(a.id).content = "draft"
+    conv = store.conversations.create("Book club")
+    store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False, "sender": "Carol", "sent_at": utc(2024, 1, 1)},
+                                         {"content": "hi", "from_me": False, "sender": "Carol", "sent_at": utc(2024, 1, 1)},
+                                         {"content": "yo", "from_me": True}])
+    paths = {"json": "b.json", "jsonl": "b.jsonl", "csv": "tables", "csv-file": "b.csv", "markdown": "vault", "transcript": "b.txt"}
+    if fmt in paths:
+        path = tmp_path / paths[fmt]
+        store.export(path, format={"tables": "csv", "vault": "markdown"}.get(paths[fmt]),
+                     **({"conversation": conv.id} if fmt == "transcript" else {}))
+        return path
+    path = DATA / ("telegram_full_export.json" if fmt == "telegram" else "WhatsApp Chat with Alice.txt")
+    store.import_(path, tz="Asia/Tokyo")
+    return path
+
+
+def _state(store: nk.Store) -> Any:
+    return (list(store.articles), list(store.conversations),
+            [(d.uid, d.article_id, d.title, d.content, d.created_at, d.updated_at) for d in store.articles.drafts()],
+            [m for c in store.conversations for m in store.messages.history(c.id, limit=1000)])
+
+
+@pytest.mark.parametrize("times", ["with times", "without times"])
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "csv-file", "markdown", "transcript", "telegram", "whatsapp"])
+def test_reimporting_any_format_into_the_store_it_came_from_writes_nothing(tmp_path, store, fmt, times):
+    format_name = {"csv-file": "csv"}.get(fmt, fmt)
+    if times == "with times":
+        path = _with_times(tmp_path, store, fmt)
+    else:
+        path = _without_times(tmp_path, fmt)
+        options: Dict[str, Any] = {"title": "Book club"} if fmt == "whatsapp" else {}
+        assert store.import_(path, format=format_name, tz="Asia/Tokyo", **options).created > 0
+    seq = store.last_change_seq()
+    before = _state(store)
+    for policy in ("skip", "replace", "newer"):
+        options = {"title": "Book club"} if fmt == "whatsapp" and times == "without times" else {}
+        report = store.import_(path, format=format_name, on_conflict=policy, tz="Asia/Tokyo", **options)
+        assert (report.created, report.updated, report.errors) == (0, 0, ()), (policy, report, report.skips)
+        assert report.skipped == len(report.skips) > 0
+    assert store.last_change_seq() == seq
+    assert _state(store) == before
