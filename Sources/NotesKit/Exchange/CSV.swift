@@ -204,7 +204,7 @@ enum CSVFormat {
             columns.table = table
         } else if mapped.contains("conversation_uid") || mapped.contains("conversation_title") || mapped.contains("from_me") {
             columns.table = .messages
-        } else if mapped.contains("last_activity_at") || (mapped.contains("title") && !mapped.contains("content")) {
+        } else if mapped.contains("last_activity_at") {
             columns.table = .conversations
         }
         let known = columns.table.columns

@@ -83,7 +83,7 @@ final class Importer {
             // A missing creation time is the update time, or the file's, or now: never after the update.
             let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), r.modifiedAt ?? writer.now)
             let article = Article(id: 0, uid: uid, title: r.title, content: r.content, createdAt: created,
-                                  updatedAt: max(r.updatedAt ?? created, created), revision: r.revision ?? 1)
+                                  updatedAt: r.updatedAt ?? created, revision: r.revision ?? 1)
             return try writer.put(article: article, given: Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil,
                                                                  revision: r.revision != nil),
                                   modifiedAt: r.modifiedAt, policy: policy)
@@ -91,7 +91,7 @@ final class Importer {
             let uid = try claim(.draft, r.uid, identity: [r.articleUid ?? "", r.title, r.content, r.createdAt?.iso8601 ?? ""])
             let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), writer.now)
             let draft = Draft(id: 0, uid: uid, articleId: nil, baseRevision: r.articleUid == nil ? nil : r.baseRevision,
-                              title: r.title, content: r.content, createdAt: created, updatedAt: max(r.updatedAt ?? created, created))
+                              title: r.title, content: r.content, createdAt: created, updatedAt: r.updatedAt ?? created)
             return try writer.put(draft: draft, articleUid: r.articleUid,
                                   given: Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil, revision: false), policy: policy)
         case let .conversation(r):

@@ -232,7 +232,7 @@ struct TimeReader {
     func timestamp(_ text: String, field: String) throws -> Timestamp {
         if let t = Timestamp(iso8601: text) { return t }
         if let t = epoch(text) ?? local(text) { return t }
-        throw formatError(field, "\(field) must be a time like 2026-11-29T15:28:06.123Z, 2026-11-29 15:28, 2026-11-29 or Unix seconds, got \"\(text.prefix(40))\"")
+        throw formatError(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z (or 2026-11-29 15:28, 2026-11-29, Unix seconds), got \"\(text.prefix(40))\"")
     }
 
     /// A JSON value where a time is expected: text, or a number of Unix seconds or milliseconds.

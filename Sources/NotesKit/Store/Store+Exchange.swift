@@ -131,9 +131,8 @@ final class ImportWriter {
         incoming.id = stored.id
         let sameText = incoming.title == stored.title && incoming.content == stored.content
         if !given.createdAt { incoming.createdAt = stored.createdAt }
-        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : now }
+        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : max(now, incoming.createdAt) }
         if !given.revision { incoming.revision = stored.revision }
-        incoming.updatedAt = max(incoming.updatedAt, incoming.createdAt)
         if sameText && incoming.createdAt == stored.createdAt && incoming.updatedAt == stored.updatedAt
             && incoming.revision <= stored.revision { return .skipped(.unchanged) }
         let edited = !sameText && (modifiedAt.map { $0 > stored.updatedAt } ?? false)
@@ -169,8 +168,7 @@ final class ImportWriter {
         incoming.id = stored.id
         let sameText = incoming.title == stored.title && incoming.content == stored.content
         if !given.createdAt { incoming.createdAt = stored.createdAt }
-        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : now }
-        incoming.updatedAt = max(incoming.updatedAt, incoming.createdAt)
+        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : max(now, incoming.createdAt) }
         guard incoming != stored else { return .skipped(.unchanged) }
         guard Self.replaces(policy, given.updatedAt ? incoming.updatedAt : nil, stored.updatedAt) else {
             return .skipped(policy == .skip ? .keptBySkip : .notNewer)
@@ -239,7 +237,11 @@ final class ImportWriter {
     /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
     /// O(log n).
     func put(message: Message) throws -> ImportOutcome {
-        guard try MessageStore.insert(tx, message) != nil else { return .skipped(.messageStored) }
+        guard try MessageStore.insert(tx, message) != nil else {
+            var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
+            stored?.id = 0
+            return .skipped(stored == message ? .unchanged : .messageStored)
+        }
         newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
         if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
         return .created

@@ -44,7 +44,15 @@ DATE_ORDERS = ("dmy", "mdy")
 class SkippedRecord:
     """A record an import left out on purpose: where it is (``file``, 1-based ``line``) and why
     (``reason``: stored already and unchanged, kept by ``on_conflict``, an empty note, a chat's
-    service message or media without text, ...)."""
+    service message or media without text, ...).
+
+    >>> import os, tempfile, noteskit as nk
+    >>> vault = tempfile.mkdtemp()
+    >>> open(os.path.join(vault, "Untitled.md"), "w").close()       # what a stray click in Obsidian leaves
+    >>> with nk.Store.memory() as store:
+    ...     [(os.path.basename(s.file), s.line, s.reason) for s in store.import_(vault, format="markdown").skips]
+    [('Untitled.md', 1, 'the note is empty')]
+    """
 
     file: str
     line: int
