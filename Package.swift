@@ -49,5 +49,5 @@ let package = Package(
             dependencies: ["CPython", "NotesCAPI"]
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

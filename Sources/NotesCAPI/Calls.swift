@@ -136,27 +136,25 @@ enum Handles {
     enum Kind: UInt, Sendable {
         case store = 1
         case layout = 2
-        case subscription = 3
         case rows = 4
 
         var name: String {
             switch self {
             case .store: "nk_store"
             case .layout: "nk_layout"
-            case .subscription: "nk_subscription"
             case .rows: "nk_rows"
             }
         }
     }
 
     private struct Table {
-        var objects: [UInt: AnyObject] = [:]
+        var objects: [UInt: any AnyObject & Sendable] = [:]
         var next: UInt = 1
     }
 
     private static let table = Mutex(Table())
 
-    static func add(_ object: AnyObject, _ kind: Kind) -> OpaquePointer? {
+    static func add(_ object: any AnyObject & Sendable, _ kind: Kind) -> OpaquePointer? {
         table.withLock { t in
             let key = t.next
             t.next += 1
@@ -173,7 +171,7 @@ enum Handles {
         return typed
     }
 
-    static func remove(_ handle: OpaquePointer?, _ kind: Kind) throws -> AnyObject {
+    static func remove(_ handle: OpaquePointer?, _ kind: Kind) throws -> any AnyObject & Sendable {
         let key = try self.key(handle, kind)
         let object = table.withLock { $0.objects.removeValue(forKey: key) }
         guard let object else { throw gone(key, kind) }

@@ -78,10 +78,12 @@ public func nk_store_last_change_seq(_ handle: OpaquePointer?, _ out: UnsafeMuta
     }
 }
 
-/// The caller's callback and its user data, carried into the store's subscriber closure.
-private struct ChangeCallback: @unchecked Sendable {
+/// The caller's callback and its user data, carried into the store's subscriber closure. The user
+/// data travels as its address: what it points to is the caller's, who the header tells that the
+/// callback runs on whichever thread commits.
+private struct ChangeCallback: Sendable {
     let function: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
-    let userData: UnsafeMutableRawPointer?
+    let userData: UInt
 }
 
 @_cdecl("nk_store_subscribe")
@@ -91,12 +93,12 @@ public func nk_store_subscribe(_ handle: OpaquePointer?,
     call {
         let out = try outPointer(out, "out_token")
         guard let callback else { throw NotesError(.invalidArgument, "callback is NULL", field: "callback") }
-        let target = ChangeCallback(function: callback, userData: userData)
+        let target = ChangeCallback(function: callback, userData: UInt(bitPattern: userData))
         out.pointee = try store(handle).subscribe { changes in
             var json = JSONWriter.encode { $0.list(changes) { $0.change($1) } }
             json.append(0)
             json.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { target.function(target.userData, $0.baseAddress) }
+                buffer.withMemoryRebound(to: CChar.self) { target.function(UnsafeMutableRawPointer(bitPattern: target.userData), $0.baseAddress) }
             }
         }
     }

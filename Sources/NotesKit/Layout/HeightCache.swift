@@ -161,14 +161,6 @@ struct HeightCache {
         return removed
     }
 
-    /// Removes every entry whose key satisfies `predicate`; returns their keys. O(n).
-    mutating func invalidateAll(where predicate: (UInt64) -> Bool) -> [UInt64] {
-        let doomed = entries.lazy.map(\.key).filter(predicate)
-        let keys = Array(doomed)
-        for key in keys where remove(key) { invalidations += 1 }
-        return keys
-    }
-
     mutating func removeAll() {
         entries = []
         slots = [Int32](repeating: -1, count: 16)

@@ -138,11 +138,6 @@ public final class RowOffsets: @unchecked Sendable {
         }
     }
 
-    /// How many rows are measured. O(n).
-    public func measuredCount() throws -> Int {
-        try read { $0.measured.lazy.filter { $0 }.count }
-    }
-
     /// The row whose span `[offset, offset + height)` contains `y`, or nil when `y` is above the
     /// first row or below the last. Zero-height rows contain nothing. O(log n).
     public func row(at y: Double) throws -> Int? {

@@ -123,11 +123,11 @@ final class Connection {
     }
 }
 
-private let emptyCString: UnsafePointer<CChar> = {
-    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
-    p.pointee = 0
-    return UnsafePointer(p)
-}()
+/// A valid pointer to an empty C string (the literal lives in the binary's read-only data), for
+/// binding empty text and blobs, whose buffers may have no base address.
+private var emptyCString: UnsafePointer<CChar> {
+    UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+}
 
 /// A prepared statement. Bind parameters are 1-based, columns 0-based, as in SQLite.
 final class Statement {

@@ -1,13 +1,11 @@
-import CSQLite
-
 /// A named, forward-only schema step. Applied once, in order, and recorded in `migrations`.
 ///
 /// `then` runs after the SQL, in the same transaction, for what SQL alone cannot do (building a
 /// search index over the rows a store already has).
-struct Migration {
+struct Migration: Sendable {
     let name: String
     let sql: String
-    var then: ((Connection) throws -> Void)? = nil
+    var then: (@Sendable (Connection) throws -> Void)? = nil
 }
 
 extension Store {

@@ -1,5 +1,3 @@
-import CSQLite
-
 extension Store {
     /// The largest page count SQLite accepts for `max_page_count`.
     static let maxPageCount: Int64 = 4_294_967_294

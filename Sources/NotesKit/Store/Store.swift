@@ -1,4 +1,3 @@
-import CSQLite
 import Synchronization
 #if canImport(Glibc)
 import Glibc
