@@ -56,3 +56,8 @@ def test_killing_an_import_at_random_moments_leaves_all_of_it_or_none(db_path):
     figures = kill9.run_import(kills=3, records=5_000, path=db_path)
     assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
     assert figures["final_articles"] in (0, 5_000)
+
+
+def test_killing_a_telegram_or_whatsapp_import_at_random_moments_leaves_all_of_it_or_none(db_path):
+    figures = kill9.run_chat_import(kills=3, messages=3_000, path=db_path)
+    assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
