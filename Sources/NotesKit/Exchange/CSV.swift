@@ -175,7 +175,9 @@ enum CSVFormat {
             try file.skipByteOrderMark()
             return file
         }
-        return try InputFile(path: path, encoding: encoding)
+        let file = try InputFile(path: path, encoding: encoding)
+        try file.skipByteOrderMark()  // a mark the decoder kept (UTF-16LE given for a file that has one)
+        return file
     }
 
     /// Which table a header describes, and where each known column is.

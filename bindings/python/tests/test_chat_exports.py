@@ -41,6 +41,14 @@ def test_a_group_chat_keeps_who_wrote_each_message(store):
     assert conv.send("two-person chats have no sender").sender is None
 
 
+def test_a_notebook_shows_who_wrote_each_message_of_a_group_chat(store):
+    conv = store.conversations.create("Book club")
+    store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False, "sender": "Carol <3"},
+                                         {"content": "yo", "from_me": True}])
+    html = conv.history()._repr_html_()
+    assert "Carol &lt;3" in html and ">me<" in html
+
+
 @pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "x" * 1001, 7])
 def test_a_bad_sender_is_refused_and_names_the_field(store, bad):
     conv = store.conversations.create("c")

@@ -213,7 +213,8 @@ def test_a_date_without_a_time_is_midnight_in_the_zone_given(tmp_path, store, tz
 
 @pytest.mark.parametrize("text, expected", [("2024-01-15 10:00", utc(2024, 1, 15, 9)), ("2024-07-01T10:00:00", utc(2024, 7, 1, 8)),
                                             ("2024-03-31 02:30", utc(2024, 3, 31, 1, 30)),  # in the spring gap
-                                            ("2024-01-15T10:00:00Z", utc(2024, 1, 15, 10))])
+                                            ("2024-01-15T10:00:00Z", utc(2024, 1, 15, 10)),
+                                            ("2100-07-01 10:00", utc(2100, 7, 1, 8))])  # past the zone's transitions: its rule
 def test_naive_times_are_read_in_the_zone_given_with_its_summer_time(tmp_path, store, text, expected):
     path = tmp_path / "a.csv"
     path.write_text(crlf("title,content,created_at", f"t,c,{text}"), encoding="utf-8")
@@ -262,6 +263,13 @@ def test_legacy_encodings_are_read_with_encoding(tmp_path, store, encoding, text
     path.write_bytes(crlf(f"title{delimiter}content", f"t{delimiter}{text}").encode(encoding))
     store.import_(path, encoding=encoding)
     assert [(a.title, a.content) for a in store.articles] == [("t", text)]
+
+
+def test_utf16_named_exactly_with_its_mark_in_the_file_is_read(tmp_path, store):
+    path = tmp_path / "unicode.csv"
+    path.write_bytes(b"\xff\xfe" + crlf("title\tcontent", "t\t周末").encode("utf-16-le"))
+    store.import_(path, encoding="UTF-16LE")
+    assert [(a.title, a.content) for a in store.articles] == [("t", "周末")]
 
 
 @pytest.mark.parametrize("encoding, text, likely", [("gb18030", "今天天气真好", "gb18030"), ("cp1252", "café crème", "cp1252")])
