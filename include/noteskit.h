@@ -261,7 +261,8 @@ int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_
                                 char **out_json);
 
 /* ---- Messages --------------------------------------------------------------------------------- */
-/* Message JSON: {"id","uid","conversation_id","content","from_me","sent_at"}. Message text must be
+/* Message JSON: {"id","uid","conversation_id","content","from_me","sent_at","sender"} (sender: the
+ * author's name in a group chat, or null). Message text must be
  * non-blank (NK_E_VALIDATION on field "content", nothing written) and is stored exactly as given. */
 
 /* Adds a message sent by the user (from_me true), sent now. *out_json (owned): the message. */
@@ -279,7 +280,7 @@ int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
 int32_t nk_message_delete(nk_store *store, int64_t id);
 
 /* Adds many messages to the conversation in one transaction, all or none. records_json: a JSON
- * array of {"content","from_me", "uid"?, "sent_at"?}; another field is NK_E_VALIDATION.
+ * array of {"content","from_me", "uid"?, "sent_at"?, "sender"?}; another field is NK_E_VALIDATION.
  * *out_json (owned): what the store assigned to each, in record order: [{"id","uid","sent_at"}, ...].
  * Fresh message uids are time-ordered (UUID version 7). */
 int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
@@ -383,23 +384,28 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
 /* ---- Import and export ------------------------------------------------------------------------ */
-/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript"; NULL takes it from the
- * extension of path (.json, .jsonl, .csv, .txt, .md); a folder needs it ("markdown" or "csv").
+/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,
+ * "telegram" or "whatsapp"); NULL takes it from the extension of path (.json, .jsonl, .csv, .txt,
+ * .md; importing, a Telegram or WhatsApp export is told by its content); a folder needs it.
  * An import file's malformed record is NK_E_FORMAT; the error's "file", "line" and "field" say
  * where. Missing files are NK_E_NOT_FOUND, unwritable ones NK_E_READ_ONLY. */
 
 /* Writes the store to path. A file is written beside path and renamed over it when complete; a
  * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty.
  * options_json (nullable): {"conversation"?: id (transcripts), "table"?: "articles"|"messages"
- * (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
+ * |"conversations" (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
 int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
                         char **out_json);
 
 /* Imports path in one transaction: all of it, or (on a malformed record with on_error "raise",
  * a cancel, any failure) nothing. options_json (nullable): {"on_conflict"?: "skip"|"replace"|"newer",
- * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts)}.
+ * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts, WhatsApp),
+ * "me"?: str (Telegram, WhatsApp), "tz"?: str, "encoding"?: str, "delimiter"?: str,
+ * "columns"?: {header: column name}, "unknown_columns"?: "refuse"|"ignore" (CSV),
+ * "date_order"?: "dmy"|"mdy" (WhatsApp)}; an option the format does not read is NK_E_VALIDATION.
  * progress (nullable) is called with user_data as described at nk_progress_callback.
- * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's]}. */
+ * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's],
+ * "skips": [{"file","line","reason"}, ...] (the first 10 000 skipped records)}. */
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 
