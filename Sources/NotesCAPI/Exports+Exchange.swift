@@ -40,30 +40,10 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         options.encoding = try given.optionalString("encoding")
         options.delimiter = try given.optionalString("delimiter")
         options.columns = try given.optionalStringPairs("columns")
-        if let text = try given.optionalString("unknown_columns") {
-            guard let choice = UnknownColumns(rawValue: text) else {
-                throw NotesError(.validation, "unknown_columns must be \"refuse\" or \"ignore\", got \"\(text.prefix(40))\"", field: "unknown_columns")
-            }
-            options.unknownColumns = choice
-        }
-        if let text = try given.optionalString("date_order") {
-            guard let order = DateOrder(rawValue: text) else {
-                throw NotesError(.validation, "date_order must be \"dmy\" or \"mdy\", got \"\(text.prefix(40))\"", field: "date_order")
-            }
-            options.dateOrder = order
-        }
-        if let text = try given.optionalString("on_conflict") {
-            guard let policy = ConflictPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_conflict must be \"skip\", \"replace\" or \"newer\", got \"\(text.prefix(40))\"", field: "on_conflict")
-            }
-            options.onConflict = policy
-        }
-        if let text = try given.optionalString("on_error") {
-            guard let policy = ImportErrorPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_error must be \"raise\" or \"skip\", got \"\(text.prefix(40))\"", field: "on_error")
-            }
-            options.onError = policy
-        }
+        options.unknownColumns = try given.optionalChoice("unknown_columns") ?? .refuse
+        options.dateOrder = try given.optionalChoice("date_order")
+        options.onConflict = try given.optionalChoice("on_conflict") ?? .skip
+        options.onError = try given.optionalChoice("on_error") ?? .raise
         if let progress {
             options.progress = { done, total in progress(userData, done, total) != 0 }
         }
@@ -120,6 +100,16 @@ private struct OptionsReader {
         case let .string(s)?: return s
         case let other?: throw NotesError(.validation, "\(key) must be a string, got \(other.typeName)", field: key)
         }
+    }
+
+    /// One of the cases of `T`, named by its raw value; `.validation` on `key` for another text.
+    func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws -> T? where T.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let choice = T(rawValue: text) else {
+            let names = T.allCases.map { "\"\($0.rawValue)\"" }
+            throw NotesError(.validation, "\(key) must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got \"\(text.prefix(40))\"", field: key)
+        }
+        return choice
     }
 
     /// An object of strings (`{"Title": "title"}`), in its order.
