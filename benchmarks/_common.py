@@ -33,6 +33,19 @@ def timeit(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
     return statistics.median(rounds)
 
 
+def interleaved(fns: List[Callable[[], object]], repeat: int, number: int) -> List[float]:
+    """The median seconds per call of each of ``fns``, measured in alternating rounds of ``number``
+    calls, so that a shared machine's drift during the run hits them all alike."""
+    rounds: List[List[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, rounds):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - start) / number)
+    return [statistics.median(r) for r in rounds]
+
+
 def fmt(seconds: float) -> str:
     if seconds < 1e-3:
         return f"{seconds * 1e6:8.1f} µs"

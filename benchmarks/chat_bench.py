@@ -1,14 +1,17 @@
 """Chat benchmark (issue 3): history pages at depth, bulk insert and send, against Python's sqlite3
-on an equivalent schema (the tables and indexes of migration 0002, WAL, synchronous=NORMAL,
-foreign_keys=ON), measured in the same run, files in the same folder.
+on an equivalent schema (the tables and indexes of migration 0002, WAL, foreign_keys=ON, and the
+synchronous setting of the store it is compared with), measured in the same run, files in the same folder.
 
-    .venv/bin/python benchmarks/chat_bench.py [--quick] [--n 1000000]
+    .venv/bin/python benchmarks/chat_bench.py [--quick] [--n 1000000] [--sends 10000]
 
 - a page of 50 at depth n messages against the newest page (ours; goal ≤ 1.5×), with the peer's
   pages for context (its rows made into dataclasses, as ours are);
 - ``insert_many`` of n messages against ``executemany`` (uids from ``uuid4``) + commit (goal: our
   throughput ≥ 1.0× the peer's);
-- ``conv.send(text)``, one transaction each, against one ``INSERT`` + ``COMMIT`` (goal ≤ 1.0×).
+- ``conv.send(text)``, one transaction each, against one ``INSERT`` + ``COMMIT`` (goal ≤ 1.0×), in
+  the durable mode (the default: WAL, synchronous=FULL, a returned send survives a power cut)
+  against a peer with synchronous=FULL, and in the fast mode against a peer with
+  synchronous=NORMAL; and durable against fast: what the promise costs (issue 16).
   Each round is the mean of many sends, so WAL checkpoints are in the figure, as in real use.
 
 Compared figures are measured in alternating rounds (median of 9), so that the drift of a shared
@@ -24,7 +27,6 @@ import gc
 import random
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -36,12 +38,11 @@ from typing import Any, Callable, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import noteskit as nk  # noqa: E402
-from _common import fmt, table, text  # noqa: E402
+from _common import fmt, interleaved, table, text  # noqa: E402
 
 # The tables and indexes of migration 0002_conversations_messages.
 PEER_SCHEMA = """
 PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
 CREATE TABLE conversations(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     created_at INTEGER NOT NULL, last_activity_at INTEGER NOT NULL);
@@ -77,23 +78,13 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def open_peer(path: Path) -> sqlite3.Connection:
+def open_peer(path: Path, synchronous: str = "FULL") -> sqlite3.Connection:
+    """The peer database, with the synchronous setting of the store it is compared with (FULL for
+    our default, durable mode; NORMAL for the fast mode)."""
     peer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     peer.executescript(PEER_SCHEMA)
+    peer.execute(f"PRAGMA synchronous = {synchronous}")
     return peer
-
-
-def interleaved(fns: List[Callable[[], object]], repeat: int, number: int) -> List[float]:
-    """The median seconds per call of each of ``fns``, measured in alternating rounds of ``number``
-    calls, so that a shared machine's drift during the run hits them all alike."""
-    rounds: List[List[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, out in zip(fns, rounds):
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            out.append((time.perf_counter() - start) / number)
-    return [statistics.median(r) for r in rounds]
 
 
 def once(fn: Callable[[], object]) -> float:
@@ -107,9 +98,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a small smoke run (20 000 messages)")
     parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--sends", type=int, help="sends per measured side (default 10 000; 2 000 with --quick)")
     args = parser.parse_args()
     n = 20_000 if args.quick else args.n
-    sends = 2_000 if args.quick else 10_000
+    sends = args.sends or (2_000 if args.quick else 10_000)
     rng = random.Random(7)
     records = [{"content": text(rng, 2, 80), "from_me": rng.random() < 0.5} for _ in range(n)]
     folder = Path(tempfile.mkdtemp(prefix="noteskit-chat-bench-"))
@@ -163,17 +155,29 @@ def main() -> None:
     texts = [text(rng, 2, 80) for _ in range(64)]
     it = iter(texts * (sends * 8 // len(texts) + 1))
 
-    def peer_send() -> None:
-        peer.execute("BEGIN")
-        peer.execute(INSERT, (str(uuid.uuid4()), 1, next(it), True, now_ms()))
-        peer.execute("COMMIT")
+    def sender(db: sqlite3.Connection) -> Callable[[], None]:
+        def send() -> None:
+            db.execute("BEGIN")
+            db.execute(INSERT, (str(uuid.uuid4()), 1, next(it), True, now_ms()))
+            db.execute("COMMIT")
+        return send
 
-    ours_send, peer_send_t = interleaved([lambda: conv.send(next(it)), peer_send], repeat=9, number=sends // 9)
+    # The fast mode and its peer (synchronous=NORMAL), beside the durable ones, in alternating rounds.
+    fast = nk.Store.open(folder / "ours-fast.db", durability="fast")
+    fast_conv = fast.conversations.create("bench")
+    fast_peer = open_peer(folder / "peer-fast.db", "NORMAL")
+    ours_send, peer_send_t, fast_send, fast_peer_send = interleaved(
+        [lambda: conv.send(next(it)), sender(peer), lambda: fast_conv.send(next(it)), sender(fast_peer)],
+        repeat=9, number=max(1, sends // 9))
+    fast.close()
+    fast_peer.close()
 
     print()
     table([
         (f"page of 50 at depth {depth:,} vs newest page", deep, "our newest page", newest, "≤ 1.5×", ""),
-        ("send one message (from Python)", ours_send, "sqlite3 INSERT + COMMIT", peer_send_t, "≤ 1.0×", ""),
+        ("send one message, durable (from Python)", ours_send, "sqlite3 INSERT + COMMIT, WAL, FULL", peer_send_t, "≤ 1.0×", ""),
+        ("send one message, fast (from Python)", fast_send, "sqlite3 INSERT + COMMIT, WAL, NORMAL", fast_peer_send, "≤ 1.0×", ""),
+        ("send: durable vs fast (the promise's cost)", ours_send, "our fast mode", fast_send, "report", ""),
         (f"insert_many of {n:,} messages", ours_bulk, "sqlite3 executemany", peer_bulk, "≤ 1.0×",
          f"; throughput {n / ours_bulk:,.0f} vs {n / peer_bulk:,.0f} rows/s = {peer_bulk / ours_bulk:.2f}× the peer, "
          "goal ≥ 1.0×"),

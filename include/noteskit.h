@@ -143,8 +143,10 @@ char *nk_last_error(void);
 
 /* nk_store_open flags. */
 #define NK_OPEN_READ_ONLY 1 /* never create or write the file; writes fail with NK_E_READ_ONLY */
+#define NK_OPEN_FAST 2      /* a returned write survives a crash, not a power cut (WAL, synchronous=NORMAL) */
 
-/* Opens or creates the store file at path. flags: 0 or NK_OPEN_READ_ONLY.
+/* Opens or creates the store file at path. flags: 0, or NK_OPEN_READ_ONLY and/or NK_OPEN_FAST.
+ * Without NK_OPEN_FAST a write that returned survives a power cut (WAL, synchronous=FULL).
  * *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
 
@@ -435,6 +437,26 @@ int32_t nk_message_search(nk_store *store, const char *query, int64_t conversati
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
  * (they are kept up to date by every write; this is for repair). */
 int32_t nk_store_reindex(nk_store *store);
+
+/* ---- Testing only ----------------------------------------------------------------------------- */
+/* Not for applications: the seam a test's power-cut simulator stands behind. The exporters write
+ * their files and NotesKit syncs folders through these calls (same meaning as the POSIX calls of
+ * the same names; SQLite's own files go through SQLite's default VFS instead). */
+typedef struct nk_file_calls {
+    int (*openat)(int dirfd, const char *path, int flags, unsigned int mode);
+    long (*write)(int fd, const void *bytes, unsigned long count);
+    int (*fsync)(int fd);
+    int (*syncfs)(int fd);
+    int (*close)(int fd);
+    int (*renameat)(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path);
+    int (*mkdirat)(int dirfd, const char *path, unsigned int mode);
+    int (*unlinkat)(int dirfd, const char *path, int flags);
+} nk_file_calls;
+
+/* TESTING ONLY. calls: NULL (back to the POSIX calls) or a const nk_file_calls * with every
+ * function set (copied; the functions must stay valid while the process writes files). For the
+ * whole process. NK_E_INVALID_ARGUMENT if a function is NULL. */
+int32_t nk_testing_set_file_calls(const void *calls);
 
 #ifdef __cplusplus
 }

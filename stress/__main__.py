@@ -23,6 +23,7 @@ CHECKS: Dict[str, Tuple[Dict[str, Any], Dict[str, Any]]] = {
     "fuzz": ({"inputs": 1_000_000}, {"inputs": 30_000}),
     "leaks": ({"calls": 1_000_000, "valgrind_calls": 3_000}, {"calls": 50_000, "valgrind_calls": 300}),
     "broken_files": ({"rounds": 200, "full_rounds": 5}, {"rounds": 20, "full_rounds": 1}),
+    "powercut": ({"random_points": 60}, {"random_points": 2, "max_points": 6, "sizes": {"import": 2_000}}),
 }
 
 BOOT = "import json, sys; from stress import {name} as m; print('@@' + json.dumps(m.run(**json.loads(sys.argv[1]))), flush=True)"

@@ -30,13 +30,15 @@ public func nk_last_error() -> UnsafeMutablePointer<CChar>? {
 
 /// `nk_store_open` flags.
 let NK_OPEN_READ_ONLY: Int32 = 1
+let NK_OPEN_FAST: Int32 = 2
 
 @_cdecl("nk_store_open")
 public func nk_store_open(_ path: UnsafePointer<CChar>?, _ flags: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     call {
         let out = try outPointer(out, "out_store")
-        guard flags & ~NK_OPEN_READ_ONLY == 0 else { throw NotesError(.invalidArgument, "unknown nk_store_open flags \(flags)", field: "flags") }
-        let store = try Store.open(path: try string(path, "path"), readOnly: flags & NK_OPEN_READ_ONLY != 0)
+        guard flags & ~(NK_OPEN_READ_ONLY | NK_OPEN_FAST) == 0 else { throw NotesError(.invalidArgument, "unknown nk_store_open flags \(flags)", field: "flags") }
+        let store = try Store.open(path: try string(path, "path"), readOnly: flags & NK_OPEN_READ_ONLY != 0,
+                                   durability: flags & NK_OPEN_FAST != 0 ? .fast : .durable)
         out.pointee = Handles.add(store, .store)
     }
 }

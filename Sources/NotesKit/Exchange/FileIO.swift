@@ -3,7 +3,9 @@ import Glibc
 #endif
 
 // Files for import and export, on plain POSIX calls (no Foundation): a chunked reader, an
-// atomically replaced output file, and an output folder that appears whole or not at all.
+// atomically replaced output file, and an output folder that appears whole or not at all. Output
+// goes through ``FileCalls`` (the seam a power-cut simulator stands behind in tests), and an
+// export that returned is on disk under its final name: data synced, renamed, folder synced.
 
 /// The error for a failed file call, from `errno`: a missing file is `.notFound`, a refused one
 /// `.readOnly`, a full disk `.storageFull`, anything else `.storage`.
@@ -194,7 +196,7 @@ final class InputFile {
 
 /// A file written through a buffer. Made with ``replacing(_:)`` it is written to a temporary file
 /// in the same folder and renamed over `path` by ``commit()``, so readers see the old file or the
-/// whole new one, never a part; an export that fails leaves nothing behind.
+/// whole new one, never a part (after a power cut too); an export that fails leaves nothing behind.
 final class OutputFile {
     let path: String
     /// Where the bytes go until ``commit()``; equal to `path` for a file made inside an
@@ -203,13 +205,17 @@ final class OutputFile {
     private var fd: Int32
     private var pending: [UInt8] = []
     private var done = false
-    private let durable: Bool
+    /// True for a file renamed into place by ``commit()``; a file inside an ``OutputFolder`` is
+    /// synced with its folder.
+    private let replaces: Bool
+    private let calls: FileCalls
 
-    private init(path: String, writingPath: String, fd: Int32, durable: Bool) {
+    private init(path: String, writingPath: String, fd: Int32, replaces: Bool, calls: FileCalls) {
         self.path = path
         self.writingPath = writingPath
         self.fd = fd
-        self.durable = durable
+        self.replaces = replaces
+        self.calls = calls
         pending.reserveCapacity(1 << 20)
     }
 
@@ -221,20 +227,21 @@ final class OutputFile {
         let folder = parentFolder(path)
         guard let kind = fileKind(folder), kind.isDirectory else { throw fileError("write", path, ENOENT) }
         let temp = joinPath(folder, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        let calls = FileCalls.current
+        let fd = calls.openat(AT_FDCWD, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard fd >= 0 else { throw fileError("write", path) }
-        return OutputFile(path: path, writingPath: temp, fd: fd, durable: true)
+        return OutputFile(path: path, writingPath: temp, fd: fd, replaces: true, calls: calls)
     }
 
     /// A new file `name` inside the folder open as `folderFD`; nil when that name is taken.
-    static func creating(_ name: String, in folderFD: Int32, folderPath: String) throws -> OutputFile? {
-        let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+    static func creating(_ name: String, in folderFD: Int32, folderPath: String, calls: FileCalls) throws -> OutputFile? {
+        let fd = calls.openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
         if fd < 0 {
             if errno == EEXIST { return nil }
             throw fileError("write", joinPath(folderPath, name))
         }
         let path = joinPath(folderPath, name)
-        return OutputFile(path: path, writingPath: path, fd: fd, durable: false)
+        return OutputFile(path: path, writingPath: path, fd: fd, replaces: false, calls: calls)
     }
 
     deinit { if !done { abandon() } }
@@ -266,7 +273,7 @@ final class OutputFile {
             guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                let n = calls.write(fd, base + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw fileError("write", path)
@@ -276,33 +283,39 @@ final class OutputFile {
         }
     }
 
-    /// Writes what is buffered and puts the file in place.
+    /// Writes what is buffered and puts the file in place: its bytes synced, renamed over `path`,
+    /// the folder synced, so that once this returns the whole file survives a power cut.
     func commit() throws {
         do {
             try flush()
-            if durable && fsync(fd) != 0 { throw fileError("write", path) }
-            let status = close(fd)
+            if replaces && calls.fsync(fd) != 0 { throw fileError("write", path) }
+            let status = calls.close(fd)
             fd = -1
             if status != 0 { throw fileError("write", path) }
-            if writingPath != path, rename(writingPath, path) != 0 { throw fileError("write", path) }
+            if replaces {
+                if calls.renameat(AT_FDCWD, writingPath, AT_FDCWD, path) != 0 { throw fileError("write", path) }
+                done = true
+                try syncFolder(parentFolder(path), calls)
+            }
             done = true
         } catch {
-            abandon()
+            if !done { abandon() }
             throw error
         }
     }
 
     /// Closes and removes what was written.
     func abandon() {
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { _ = calls.close(fd) }
         fd = -1
-        unlink(writingPath)
+        _ = calls.unlinkat(AT_FDCWD, writingPath, 0)
         done = true
     }
 }
 
 /// A folder of exported files that appears at `path` whole, or not at all: the files are written
-/// into a hidden temporary folder beside it, renamed into place by ``commit()``.
+/// into a hidden temporary folder beside it, synced (one `syncfs`) and renamed into place by
+/// ``commit()``.
 ///
 /// `path` must not exist yet or be an empty folder: an export never mixes its files with others,
 /// and never deletes anything.
@@ -311,6 +324,7 @@ final class OutputFolder {
     let tempPath: String
     let fd: Int32
     private var done = false
+    private let calls = FileCalls.current
 
     init(_ path: String) throws {
         if let kind = fileKind(path) {
@@ -325,33 +339,35 @@ final class OutputFolder {
         guard let kind = fileKind(parent), kind.isDirectory else { throw fileError("write", path, ENOENT) }
         self.path = path
         tempPath = joinPath(parent, "." + baseName(path) + ".noteskit-" + String(UID.random().prefix(8)))
-        guard mkdir(tempPath, 0o777) == 0 else { throw fileError("write", path) }
-        fd = open(tempPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard calls.mkdirat(AT_FDCWD, tempPath, 0o777) == 0 else { throw fileError("write", path) }
+        fd = calls.openat(AT_FDCWD, tempPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let error = fileError("write", path)
-            rmdir(tempPath)
+            _ = calls.unlinkat(AT_FDCWD, tempPath, AT_REMOVEDIR)
             throw error
         }
     }
 
     deinit {
         if !done { abandon() }
-        close(fd)
+        _ = calls.close(fd)
     }
 
     /// A new file named `name` (one path component), or nil when that name is taken.
     func create(_ name: String) throws -> OutputFile? {
-        try OutputFile.creating(name, in: fd, folderPath: tempPath)
+        try OutputFile.creating(name, in: fd, folderPath: tempPath, calls: calls)
     }
 
-    /// Moves the finished folder to `path`.
+    /// Moves the finished folder to `path`: its files and names synced first (one `syncfs` of the
+    /// file system, rather than one `fsync` per file), the parent folder synced after.
     func commit() throws {
-        if rename(tempPath, path) != 0 {
+        if calls.syncfs(fd) != 0 || calls.renameat(AT_FDCWD, tempPath, AT_FDCWD, path) != 0 {
             let error = fileError("write", path)
             abandon()
             throw error
         }
         done = true
+        try syncFolder(parentFolder(path), calls)
     }
 
     /// Removes the temporary folder and every file written into it.
@@ -364,8 +380,8 @@ final class OutputFolder {
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(dir)
-        for name in names { unlinkat(fd, name, 0) }
-        rmdir(tempPath)
+        for name in names { _ = calls.unlinkat(fd, name, 0) }
+        _ = calls.unlinkat(AT_FDCWD, tempPath, AT_REMOVEDIR)
     }
 
     static func isEmptyFolder(_ path: String) -> Bool {

@@ -112,13 +112,17 @@ extension Store {
             """),
     ]
 
-    static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool) throws {
+    static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {
         try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
         // application's database is refused here, before switching to WAL would alter its header.
         try refuseForeignDatabase(db)
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
-        try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
+        // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
+        // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost. The
+        // names are SQLite's care: its unix VFS syncs the folder after creating the journal of the
+        // switch to WAL and the -wal file, which puts a new store file's own name on disk too.
+        try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = \(durability == .durable ? "FULL" : "NORMAL")")
     }
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not

@@ -8,9 +8,9 @@ import Glibc
 ///
 /// A `Store` owns one connection and serializes every call on it behind a lock, so it is safe to
 /// use from many threads at once. Every write runs in one transaction: it commits whole or leaves
-/// nothing behind. Files are opened in WAL mode with `foreign_keys=ON`, `synchronous=NORMAL`
-/// (a committed transaction survives the process being killed; the last few may be lost on power
-/// loss) and a busy timeout of ``busyTimeoutMilliseconds``, so other processes may share the file.
+/// nothing behind. Files are opened in WAL mode with `foreign_keys=ON` and a busy timeout of
+/// ``busyTimeoutMilliseconds``, so other processes may share the file. With ``Durability/durable``
+/// (the default) a write that returned survives a power cut; see ``Durability``.
 ///
 /// ```swift
 /// let store = try Store.open(path: "notes.db")
@@ -37,12 +37,16 @@ public final class Store: @unchecked Sendable {
     /// True when opened with `readOnly`: every write fails with `.readOnly`.
     public let isReadOnly: Bool
 
-    private init(path: String?, connection: Connection, readOnly: Bool = false) throws {
+    /// How far a returned write is kept: ``Durability/durable`` unless opened otherwise.
+    public let durability: Durability
+
+    private init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
         self.connection = connection
         self.isReadOnly = readOnly
+        self.durability = durability
         do {
-            try Store.configure(connection, inMemory: path == nil, readOnly: readOnly)
+            try Store.configure(connection, inMemory: path == nil, readOnly: readOnly, durability: durability)
             try Store.migrate(connection, readOnly: readOnly)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
         } catch {
@@ -59,7 +63,10 @@ public final class Store: @unchecked Sendable {
     /// Fails with `.storage` for a folder or an unreachable path, `.corrupt` for a file that is not
     /// a database, and `.schema` for a database that is not a NotesKit store or was written by a
     /// newer NotesKit (such a file is never altered).
-    public static func open(path: String, readOnly: Bool = false) throws -> Store {
+    ///
+    /// With ``Durability/fast`` a write that returned survives the process being killed but not a
+    /// power cut (its last few writes may be lost then; the file stays consistent).
+    public static func open(path: String, readOnly: Bool = false, durability: Durability = .durable) throws -> Store {
         guard !path.isEmpty else { throw NotesError(.invalidArgument, "the store path is empty") }
         guard !path.utf8.contains(0) else { throw NotesError(.invalidArgument, "the store path contains a NUL character") }
         var info = stat()
@@ -67,7 +74,8 @@ public final class Store: @unchecked Sendable {
             throw NotesError(.storage, "cannot open \(NotesError.shown(path)): it is a folder, not a store file")
         }
         try refuseTinyFile(path, size: info.st_size)
-        return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly)
+        return try Store(path: path, connection: Connection(path: path, readOnly: readOnly), readOnly: readOnly,
+                         durability: durability)
     }
 
     /// SQLite takes a 1-byte file for an empty database and overwrites it; a non-empty file shorter
@@ -86,7 +94,7 @@ public final class Store: @unchecked Sendable {
 
     /// A private in-memory store, gone when closed: for tests and scratch work.
     public static func memory() throws -> Store {
-        try Store(path: nil, connection: Connection(path: ":memory:"))
+        try Store(path: nil, connection: Connection(path: ":memory:"), durability: .fast)
     }
 
     /// Closes the store. Further calls fail with `.closed`; closing twice does nothing.

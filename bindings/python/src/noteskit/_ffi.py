@@ -145,6 +145,7 @@ nk_last_error = _declare("nk_last_error", c_void_p)
 # int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
 nk_store_open = _declare("nk_store_open", c_int32, c_char_p, c_int32, c_void_pp)
 NK_OPEN_READ_ONLY = 1
+NK_OPEN_FAST = 2
 # int32_t nk_store_open_memory(nk_store **out_store);
 nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
 # int32_t nk_store_close(nk_store *store);
@@ -292,6 +293,11 @@ nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_cha
 #                         nk_progress_callback progress, void *user_data, char **out_json);
 nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
                            c_void_p, c_void_pp)
+
+
+# ---- Testing only (the power-cut simulator's seam; see stress/powercut.py) -----------------------
+# int32_t nk_testing_set_file_calls(const void *calls);
+nk_testing_set_file_calls = _declare("nk_testing_set_file_calls", c_int32, c_void_p)
 
 
 # ---- Helpers ------------------------------------------------------------------------------------

@@ -68,12 +68,15 @@ class Store:
         self.messages = Messages(self)
 
     @classmethod
-    def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None) -> "Store":
+    def open(cls, path: PathLike, *, read_only: bool = False, max_size_bytes: Optional[int] = None,
+             durability: str = "durable") -> "Store":
         """Opens the store file at ``path``, creating it if it does not exist.
 
         With ``read_only=True`` the file must exist and is never written: every write raises
         :class:`ReadOnlyError`. With ``max_size_bytes``, the store is capped at that size (see
-        :meth:`set_max_size`).
+        :meth:`set_max_size`). With ``durability="durable"`` (the default) a write that returned
+        survives a power cut; ``"fast"`` writes faster and keeps a returned write through a crash of
+        the process, but a power cut may lose the last few.
 
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
@@ -81,7 +84,9 @@ class Store:
         """
         text = os.fspath(path)
         out = c_void_p()
-        flags = _ffi.NK_OPEN_READ_ONLY if read_only else 0
+        if durability not in ("durable", "fast"):
+            raise ValidationError(f"durability must be \"durable\" or \"fast\", got {durability!r}", field="durability")
+        flags = (_ffi.NK_OPEN_READ_ONLY if read_only else 0) | (_ffi.NK_OPEN_FAST if durability == "fast" else 0)
         _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), flags, byref(out)))
         return cls._opened(out.value or 0, text, max_size_bytes)
 
