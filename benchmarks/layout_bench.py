@@ -1,8 +1,11 @@
-"""Layout benchmark (issue 5): row measurement against Pango called through PyGObject in the same
-process (same pinned fonts through FONTCONFIG_FILE, 72 dpi, same language, same widths), cached
-heights, prefetch on two threads, and the memory of a million cached heights.
+"""Layout benchmark (issues 5 and 12): row measurement against Pango called through PyGObject in the
+same process (same pinned fonts through FONTCONFIG_FILE, 72 dpi, same language, same widths), cached
+heights, prefetch on two threads, the memory of a million cached heights, and the time to measure
+1 000 000 code points with no break opportunity (the content limit; the peer is Pango measuring
+the longest piece it can do in reasonable time, its cost growing with the square of the length).
 
     .venv/bin/python benchmarks/layout_bench.py [--quick] [--rows 10000] [--million 1000000]
+                                                [--unbroken 1000000] [--peer-piece 20000]
 """
 from __future__ import annotations
 
@@ -43,22 +46,32 @@ class PangoPeer:
         font_map.set_resolution(_config.dpi, _config.dpi)
         context = Pango.FontMap.create_context(font_map)
         context.set_language(Pango.Language.from_string(_config.language))
-        text_width = int((width - 2 * style.horizontal_padding) * Pango.SCALE)
         self.title = Pango.Layout.new(context)
         self.title.set_font_description(Pango.FontDescription.from_string(f"{style.title_font} {style.title_size}"))
         self.title.set_single_paragraph_mode(True)
         self.title.set_ellipsize(Pango.EllipsizeMode.END)
-        self.title.set_width(text_width)
+        self.title.set_width(int((width - style.title_left - style.title_right) * Pango.SCALE))
+        self.title_height = style.title_height  # a fixed title box needs no measuring
         self.content = Pango.Layout.new(context)
         self.content.set_font_description(Pango.FontDescription.from_string(f"{style.content_font} {style.content_size}"))
         self.content.set_wrap(Pango.WrapMode.WORD_CHAR)
-        self.content.set_width(text_width)
-        self.fixed = style.top_padding + style.title_spacing + style.bottom_padding + style.separator
+        self.content.set_width(int((width - style.content_left - style.content_right - 2 * style.content_padding) * Pango.SCALE))
+        self.fixed = (style.top_padding + style.title_spacing + style.content_inset_top + style.content_inset_bottom
+                      + style.bottom_padding + style.extra_height)
 
     def height(self, title: str, content: str) -> float:
-        self.title.set_text(title, -1)
         self.content.set_text(content, -1)
-        return self.fixed + self.title.get_pixel_size()[1] + self.content.get_pixel_size()[1]
+        title_height = self.title_height
+        if title_height is None:
+            self.title.set_text(title, -1)
+            title_height = self.title.get_pixel_size()[1]
+        return self.fixed + title_height + self.content.get_pixel_size()[1]
+
+    def measure(self, text: str) -> nk.TextMetrics:
+        """The content layout's metrics for ``text`` (what nk.measure_text gives at the content width)."""
+        self.content.set_text(text, -1)
+        width, height = self.content.get_pixel_size()
+        return nk.TextMetrics(width, height, self.content.get_line_count(), self.content.get_unknown_glyphs_count())
 
 
 def rss_bytes() -> int:
@@ -78,9 +91,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small smoke run (2 000 rows, 100 000 cached heights)")
     parser.add_argument("--rows", type=int, default=10_000, help="rows for the cached and prefetch measurements")
     parser.add_argument("--million", type=int, default=1_000_000, help="cached heights for the memory measurement")
+    parser.add_argument("--unbroken", type=int, default=1_000_000, help="code points of the unbroken text to measure")
+    parser.add_argument("--peer-piece", type=int, default=20_000, help="code points of the unbroken piece Pango measures")
     args = parser.parse_args()
     rows_n = 2_000 if args.quick else args.rows
     million = 100_000 if args.quick else args.million
+    unbroken = 100_000 if args.quick else args.unbroken
+    piece = min(args.peer_piece, 5_000) if args.quick else args.peer_piece
     width = 375.0
     rng = random.Random(5)
     records = [{"title": text(rng, 5, 30), "content": text(rng, 100, 200)} for _ in range(rows_n)]
@@ -147,7 +164,23 @@ def main() -> None:
               f"processes {capacity:.2f}× faster than one (load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores): "
               "no speed-up can exceed that")
 
-    # 4. Memory of cached heights: short articles, prefetched on every core; the peer is a plain
+        # 4. A content of `unbroken` code points with no break opportunity, at the default row's content
+        #    width: NotesKit lays it out in windows (linear); Pango itself cannot do it (32-bit sums
+        #    overflow past ~2^31 Pango units, and one long run costs O(n^2)), so the peer is Pango
+        #    measuring a piece it can do, and the ratio compares time per code point.
+        long_text = "a" * unbroken
+        content_width = width - style.content_left - style.content_right - 2 * style.content_padding
+        ours_long = min(_time(lambda: nk.measure_text(long_text, content_width, size=style.content_size)) for _ in range(3))
+        piece_text = "a" * piece
+        peer_piece = min(_time(lambda: peer.measure(piece_text)) for _ in range(3))
+        assert nk.measure_text(piece_text, content_width, size=style.content_size) == peer.measure(piece_text)
+        per_ours, per_peer = ours_long / unbroken, peer_piece / piece
+        row(f"measure {unbroken} unbroken code points (peer: {piece})", fmt(ours_long), fmt(peer_piece),
+            f"{per_peer / per_ours:.1f}× faster/cp", "≤ 2 s", ours_long <= 2.0)
+        print(f"   per code point: noteskit {per_ours * 1e9:.0f} ns over {unbroken}, Pango {per_peer * 1e9:.0f} ns over "
+              f"{piece} (and growing with the length); load {os.getloadavg()[0]:.2f}")
+
+    # 5. Memory of cached heights: short articles, prefetched on every core; the peer is a plain
     #    Python dict {id: height} of the same size.
     folder = Path(tempfile.mkdtemp(prefix="noteskit-layout-bench-"))
     with nk.Store.open(folder / "million.db") as store:

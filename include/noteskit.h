@@ -298,11 +298,13 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const c
 int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
 
 /* The pinned font setup, for reproducing measurements elsewhere. *out_json (owned):
- * {"fontconfig": xml (usable as FONTCONFIG_FILE), "families": [...], "directory", "dpi", "language"}. */
+ * {"fontconfig": xml (the same fonts, for other programs: usable as FONTCONFIG_FILE), "families": [...],
+ * "directory", "files": [...], "cache_directory" (or null), "dpi", "language"}. */
 int32_t nk_font_configuration(char **out_json);
 
-/* Checks a style and fills in its defaults. kind: "article_row" or "bubble". style_json (nullable:
- * all defaults): an object with any of the style's fields. *out_json (owned): every field, plus
+/* Checks a style and fills in its defaults. kind: "article_row" (the notes app's cell), "bubble", or
+ * "article_row.two_labels" (the named alternative row style: its defaults instead of the app's).
+ * style_json (nullable: all defaults): an object with any of the style's fields. *out_json (owned): every field, plus
  * "fingerprint" (16 hex digits, stable for equal styles). */
 int32_t nk_style_resolve(const char *kind, const char *style_json, char **out_json);
 

@@ -20,6 +20,8 @@ public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
         w.raw("{"); w.key("fontconfig"); w.string(xml)
         w.raw(","); w.key("families"); w.list(Fonts.families) { $0.string($1) }
         w.raw(","); w.key("directory"); w.string(Fonts.directory)
+        w.raw(","); w.key("files"); w.list(try Fonts.files()) { $0.string($1) }
+        w.raw(","); w.key("cache_directory"); if let cache = Fonts.cacheDirectory { w.string(cache) } else { w.raw("null") }
         w.raw(","); w.key("dpi"); w.number(Fonts.dpi)
         w.raw(","); w.key("language"); w.string(Fonts.language)
         w.raw("}")
@@ -33,14 +35,14 @@ public func nk_style_resolve(_ kind: UnsafePointer<CChar>?, _ styleJSON: UnsafeP
         let kind = try string(kind, "kind")
         let json = try optionalString(styleJSON, "style_json")
         switch kind {
-        case "article_row":
-            let style = try articleStyle(json)
+        case "article_row", "article_row.two_labels":
+            let style = try articleStyle(json, defaults: kind == "article_row" ? ArticleRowStyle() : .twoLabels)
             try put(JSONWriter.encode { $0.articleStyle(style) }, out)
         case "bubble":
             let style = try bubbleStyle(json)
             try put(JSONWriter.encode { $0.bubbleStyle(style) }, out)
         default:
-            throw NotesError(.invalidArgument, "kind must be \"article_row\" or \"bubble\", got \"\(kind.prefix(40))\"", field: "kind")
+            throw NotesError(.invalidArgument, "kind must be \"article_row\", \"article_row.two_labels\" or \"bubble\", got \"\(kind.prefix(40))\"", field: "kind")
         }
     }
 }
@@ -390,6 +392,12 @@ struct Fields {
         return v
     }
 
+    /// A number that may be null on purpose: `absent` when the field is missing, nil when it is null.
+    func nullableNumber(_ field: String, absent: Double?) throws -> Double? {
+        if value(field) == nil { return absent }
+        return try optionalNumber(field)
+    }
+
     func optionalNumber(_ field: String) throws -> Double? {
         switch value(field) {
         case nil, .null?: return nil
@@ -408,31 +416,41 @@ struct Fields {
     }
 }
 
-func articleStyle(_ json: String?) throws -> ArticleRowStyle {
-    var style = ArticleRowStyle()
+func articleStyle(_ json: String?, defaults: ArticleRowStyle = ArticleRowStyle()) throws -> ArticleRowStyle {
+    var style = defaults
     guard let r = try object(json, "article_style_json") else { return try style.validated() }
-    try r.onlyFields(["title_font", "title_size", "content_font", "content_size", "horizontal_padding", "top_padding",
-                      "title_spacing", "bottom_padding", "separator", "fingerprint"])
+    try r.onlyFields(["title_font", "title_size", "title_height", "top_padding", "title_left", "title_right", "title_spacing",
+                      "content_font", "content_size", "content_left", "content_right", "content_inset_top",
+                      "content_inset_bottom", "content_padding", "bottom_padding", "separator", "extra_height", "fingerprint"])
     style.titleFont = try r.optionalString("title_font") ?? style.titleFont
     style.titleSize = try r.optionalNumber("title_size") ?? style.titleSize
+    style.titleHeight = try r.nullableNumber("title_height", absent: style.titleHeight)
+    style.topPadding = try r.optionalNumber("top_padding") ?? style.topPadding
+    style.titleLeft = try r.optionalNumber("title_left") ?? style.titleLeft
+    style.titleRight = try r.optionalNumber("title_right") ?? style.titleRight
+    style.titleSpacing = try r.optionalNumber("title_spacing") ?? style.titleSpacing
     style.contentFont = try r.optionalString("content_font") ?? style.contentFont
     style.contentSize = try r.optionalNumber("content_size") ?? style.contentSize
-    style.horizontalPadding = try r.optionalNumber("horizontal_padding") ?? style.horizontalPadding
-    style.topPadding = try r.optionalNumber("top_padding") ?? style.topPadding
-    style.titleSpacing = try r.optionalNumber("title_spacing") ?? style.titleSpacing
+    style.contentLeft = try r.optionalNumber("content_left") ?? style.contentLeft
+    style.contentRight = try r.optionalNumber("content_right") ?? style.contentRight
+    style.contentInsetTop = try r.optionalNumber("content_inset_top") ?? style.contentInsetTop
+    style.contentInsetBottom = try r.optionalNumber("content_inset_bottom") ?? style.contentInsetBottom
+    style.contentPadding = try r.optionalNumber("content_padding") ?? style.contentPadding
     style.bottomPadding = try r.optionalNumber("bottom_padding") ?? style.bottomPadding
     style.separator = try r.optionalNumber("separator") ?? style.separator
+    style.extraHeight = try r.optionalNumber("extra_height") ?? style.extraHeight
     return try style.validated()
 }
 
 func bubbleStyle(_ json: String?) throws -> BubbleStyle {
     var style = BubbleStyle()
     guard let r = try object(json, "bubble_style_json") else { return try style.validated() }
-    try r.onlyFields(["font", "size", "max_text_width", "inset_top", "inset_bottom", "inset_side", "tail_margin",
+    try r.onlyFields(["font", "size", "max_text_width", "max_text_height", "inset_top", "inset_bottom", "inset_side", "tail_margin",
                       "side_margin", "row_margin_top", "row_margin_bottom", "fingerprint"])
     style.font = try r.optionalString("font") ?? style.font
     style.size = try r.optionalNumber("size") ?? style.size
     style.maxTextWidth = try r.optionalNumber("max_text_width") ?? style.maxTextWidth
+    style.maxTextHeight = try r.nullableNumber("max_text_height", absent: style.maxTextHeight)
     style.insetTop = try r.optionalNumber("inset_top") ?? style.insetTop
     style.insetBottom = try r.optionalNumber("inset_bottom") ?? style.insetBottom
     style.insetSide = try r.optionalNumber("inset_side") ?? style.insetSide

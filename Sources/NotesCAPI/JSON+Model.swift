@@ -216,13 +216,21 @@ extension JSONWriter {
     mutating func articleStyle(_ s: ArticleRowStyle) {
         raw("{"); key("title_font"); string(s.titleFont)
         raw(","); key("title_size"); number(s.titleSize)
+        raw(","); key("title_height"); if let h = s.titleHeight { number(h) } else { raw("null") }
+        raw(","); key("top_padding"); number(s.topPadding)
+        raw(","); key("title_left"); number(s.titleLeft)
+        raw(","); key("title_right"); number(s.titleRight)
+        raw(","); key("title_spacing"); number(s.titleSpacing)
         raw(","); key("content_font"); string(s.contentFont)
         raw(","); key("content_size"); number(s.contentSize)
-        raw(","); key("horizontal_padding"); number(s.horizontalPadding)
-        raw(","); key("top_padding"); number(s.topPadding)
-        raw(","); key("title_spacing"); number(s.titleSpacing)
+        raw(","); key("content_left"); number(s.contentLeft)
+        raw(","); key("content_right"); number(s.contentRight)
+        raw(","); key("content_inset_top"); number(s.contentInsetTop)
+        raw(","); key("content_inset_bottom"); number(s.contentInsetBottom)
+        raw(","); key("content_padding"); number(s.contentPadding)
         raw(","); key("bottom_padding"); number(s.bottomPadding)
         raw(","); key("separator"); number(s.separator)
+        raw(","); key("extra_height"); number(s.extraHeight)
         raw(","); key("fingerprint"); string(s.fingerprint)
         raw("}")
     }
@@ -231,6 +239,7 @@ extension JSONWriter {
         raw("{"); key("font"); string(s.font)
         raw(","); key("size"); number(s.size)
         raw(","); key("max_text_width"); number(s.maxTextWidth)
+        raw(","); key("max_text_height"); if let h = s.maxTextHeight { number(h) } else { raw("null") }
         raw(","); key("inset_top"); number(s.insetTop)
         raw(","); key("inset_bottom"); number(s.insetBottom)
         raw(","); key("inset_side"); number(s.insetSide)

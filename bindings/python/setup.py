@@ -13,6 +13,13 @@ needs no Swift toolchain.
 The wheel is tagged ``py3-none-<platform>`` (``py3-none-linux_x86_64`` here): the library is loaded
 with ctypes, it is not a CPython extension, so one wheel serves every Python 3 on that platform.
 
+The two font files every measurement uses travel in the wheel, with their licence texts, copied
+from the Debian packages the build machine has (``make deps``): ``noteskit/fonts/wqy/`` holds
+``wqy-microhei.ttc`` (fonts-wqy-microhei; Apache-2.0 or GPL-3+ with the font exception, shipped
+under Apache-2.0: its Debian copyright file and the Apache-2.0 text), ``noteskit/fonts/dejavu/``
+holds ``DejaVuSans.ttf`` (fonts-dejavu-core; the Bitstream Vera licence, in its copyright file).
+The library finds them beside itself, so the installed package needs no font package.
+
 Environment: ``NOTESKIT_SWIFT`` names the ``swift`` executable (default: the one on the PATH).
 An editable install (``pip install -e``) builds nothing; the package then finds the checkout's
 ``.build/release`` library.
@@ -29,6 +36,14 @@ from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel
 from setuptools.command.build_py import build_py as _build_py
 
 LIBRARY_NAME = "libNotesCAPI.so"
+# (file on the build machine, where it goes inside the package, the Debian package that has it)
+FONT_FILES = [
+    ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "fonts/wqy/wqy-microhei.ttc", "fonts-wqy-microhei"),
+    ("/usr/share/doc/fonts-wqy-microhei/copyright", "fonts/wqy/COPYRIGHT", "fonts-wqy-microhei"),
+    ("/usr/share/common-licenses/Apache-2.0", "fonts/wqy/LICENSE-Apache-2.0", "base-files"),
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "fonts/dejavu/DejaVuSans.ttf", "fonts-dejavu-core"),
+    ("/usr/share/doc/fonts-dejavu-core/copyright", "fonts/dejavu/COPYRIGHT", "fonts-dejavu-core"),
+]
 SWIFT_BUILD = ["build", "-c", "release", "--product", "NotesCAPI", "-Xswiftc", "-static-stdlib"]
 
 
@@ -60,8 +75,17 @@ def build_library() -> Path:
     return library
 
 
+def font_files() -> list[tuple[Path, str]]:
+    """The fonts and their licence texts (source, destination in the package); all must exist."""
+    missing = [f"{source} ({package})" for source, _, package in FONT_FILES if not Path(source).is_file()]
+    if missing:
+        raise SystemExit(f"noteskit: the wheel carries its fonts, but these files are missing: {', '.join(missing)}; "
+                         "install the packages with `apt-get install fonts-wqy-microhei fonts-dejavu-core` (`make deps`)")
+    return [(Path(source), target) for source, target, _ in FONT_FILES]
+
+
 class build_py(_build_py):
-    """``build_py`` plus the Swift library copied into the built package."""
+    """``build_py`` plus the Swift library and the fonts copied into the built package."""
 
     def run(self) -> None:
         package = Path(self.build_lib) / "noteskit"
@@ -72,11 +96,16 @@ class build_py(_build_py):
             return
         library = build_library()
         self.copy_file(str(library), str(package / LIBRARY_NAME), preserve_mode=True)
+        for source, target in font_files():
+            self.mkpath(str((package / target).parent))
+            self.copy_file(str(source), str(package / target), preserve_mode=False)
 
     def get_outputs(self, include_bytecode: bool = True) -> list[str]:
         outputs = list(super().get_outputs(include_bytecode))
         if not self.editable_mode:
-            outputs.append(str(Path(self.build_lib) / "noteskit" / LIBRARY_NAME))
+            package = Path(self.build_lib) / "noteskit"
+            outputs.append(str(package / LIBRARY_NAME))
+            outputs += [str(package / target) for _, target, _ in FONT_FILES]
         return outputs
 
 

@@ -29,9 +29,10 @@ extension Layout {
     func bubble(of entry: HeightCache.Entry) -> Bubble {
         let style = bubbleStyle
         let width = Double(entry.first) + 2 * style.insetSide + style.tailMargin
-        let height = Double(entry.second) + style.insetTop + style.insetBottom
+        let textHeight = style.textHeight(measured: Int(entry.second))
+        let height = textHeight + style.insetTop + style.insetBottom
         let x = entry.flag ? self.width - style.sideMargin - width : style.sideMargin
-        return Bubble(x: x, width: width, height: height, textWidth: Double(entry.first), textHeight: Double(entry.second),
+        return Bubble(x: x, width: width, height: height, textWidth: Double(entry.first), textHeight: textHeight,
                       fromMe: entry.flag, rowHeight: style.rowMarginTop + height + style.rowMarginBottom)
     }
 
@@ -94,7 +95,7 @@ extension Layout {
                           bubble.fromMe ? Canvas.bubbleMine : Canvas.bubbleTheirs)
             let textX = bubble.x + style.insetSide + (bubble.fromMe ? 0 : style.tailMargin)
             _ = try measurer.render(message.content, maxWidth: style.textWidthLimit(width: width), font: style.fontSpec,
-                                    into: &canvas.text, x: pixel(textX), y: pixel(top + style.insetTop))
+                                    into: &canvas.text, x: pixel(textX), y: pixel(top + style.insetTop), clipHeight: style.maxTextHeight)
             y += bubble.rowHeight
         }
         canvas.paintText(Canvas.ink)

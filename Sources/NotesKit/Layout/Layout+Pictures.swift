@@ -14,8 +14,9 @@ extension Layout {
     public static let maxPictureHeight = 32_000
 
     /// Draws the rows of `ids`, top to bottom, into a PNG at `path`, exactly at the frames the
-    /// layout computes: each row's measured title and content rects are tinted (blue and yellow)
-    /// behind their text, and the separator is drawn at the row's bottom. The text is rasterized
+    /// layout computes: each row's title box and content view are tinted (blue and yellow) behind
+    /// their text (the title centred in its box, as a label centres it; the content inside the view's
+    /// insets and padding), and the separator is drawn over the row's bottom. The text is rasterized
     /// from the very Pango layouts that were measured. Measures (and caches) rows not cached yet.
     ///
     /// `.validation` for an empty list or a picture taller than ``maxPictureHeight``; `.storage`
@@ -30,17 +31,21 @@ extension Layout {
         let articles = try readArticles(ids)
         let measurer = try TextMeasurer.current()
         let style = articleStyle
-        let textWidth = width - 2 * style.horizontalPadding
         var y = 0.0
         for (article, rowHeight) in zip(articles, heights) {
             let titleTop = y + style.topPadding
-            let title = try measurer.render(article.title, maxWidth: textWidth, font: style.titleFontSpec, singleLine: true,
-                                            into: &canvas.text, x: pixel(style.horizontalPadding), y: pixel(titleTop))
-            canvas.fill(style.horizontalPadding, titleTop, Double(title.width), Double(title.height), Canvas.titleTint)
-            let contentTop = titleTop + Double(title.height) + style.titleSpacing
-            let content = try measurer.render(article.content, maxWidth: textWidth, font: style.contentFontSpec,
-                                              into: &canvas.text, x: pixel(style.horizontalPadding), y: pixel(contentTop))
-            canvas.fill(style.horizontalPadding, contentTop, Double(content.width), Double(content.height), Canvas.contentTint)
+            let titleLine = try measurer.measure(article.title, maxWidth: style.titleWidth(width), font: style.titleFontSpec, singleLine: true)
+            let titleBox = style.titleBoxHeight(measured: titleLine.height)
+            canvas.fill(style.titleLeft, titleTop, style.titleWidth(width), titleBox, Canvas.titleTint)
+            _ = try measurer.render(article.title, maxWidth: style.titleWidth(width), font: style.titleFontSpec, singleLine: true,
+                                    into: &canvas.text, x: pixel(style.titleLeft),
+                                    y: pixel(titleTop + (titleBox - Double(titleLine.height)) / 2))
+            let viewTop = titleTop + titleBox + style.titleSpacing
+            let content = try measurer.render(article.content, maxWidth: style.contentTextWidth(width), font: style.contentFontSpec,
+                                              into: &canvas.text, x: pixel(style.contentLeft + style.contentPadding),
+                                              y: pixel(viewTop + style.contentInsetTop))
+            canvas.fill(style.contentLeft, viewTop, style.contentViewWidth(width),
+                        style.contentInsetTop + Double(content.height) + style.contentInsetBottom, Canvas.contentTint)
             canvas.fill(0, y + rowHeight - style.separator, width, style.separator, Canvas.separator)
             y += rowHeight
         }

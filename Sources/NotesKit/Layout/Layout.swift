@@ -139,14 +139,15 @@ public final class Layout: @unchecked Sendable {
         }
     }
 
-    /// Measures an article's row: the title on one line, the content wrapped, both at the width
-    /// inside the row's horizontal padding.
+    /// Measures an article's row: the content wrapped at the style's text width, and the title on
+    /// one line when its box takes the line's height (a fixed box needs no measuring).
     func measure(_ article: Article, with measurer: TextMeasurer) throws -> HeightCache.Entry {
-        let textWidth = width - 2 * articleStyle.horizontalPadding
-        let title = try measurer.measure(article.title, maxWidth: textWidth, font: articleStyle.titleFontSpec, singleLine: true)
-        let content = try measurer.measure(article.content, maxWidth: textWidth, font: articleStyle.contentFontSpec)
+        let style = articleStyle
+        let title = style.titleHeight != nil ? 0 :
+            try measurer.measure(article.title, maxWidth: style.titleWidth(width), font: style.titleFontSpec, singleLine: true).height
+        let content = try measurer.measure(article.content, maxWidth: style.contentTextWidth(width), font: style.contentFontSpec)
         return HeightCache.Entry(key: CacheKey.article(article.id), revision: article.revision,
-                                 first: Int32(clamping: title.height), second: Int32(clamping: content.height))
+                                 first: Int32(clamping: title), second: Int32(clamping: content.height))
     }
 
     // MARK: - Cache and change feed

@@ -1,31 +1,75 @@
 /// The numbers of an article row in the notes list. Immutable; ``fingerprint`` identifies it in the
 /// height cache.
 ///
-/// A row is, top to bottom: `topPadding`, the title on one line (ellipsized), `titleSpacing`, the
-/// whole content wrapped at `width − 2 × horizontalPadding`, `bottomPadding`, then the separator:
+/// A row is, top to bottom: `topPadding`, the title box (one line, ellipsized at the end, `titleLeft`
+/// from the left and `titleRight` from the right; `titleHeight` tall, or as tall as its line when
+/// that is nil), `titleSpacing`, the content view (`contentLeft` from the left, `contentRight` from
+/// the right) holding the whole content wrapped at the view's width less `contentPadding` on each
+/// side, with `contentInsetTop` above and `contentInsetBottom` below the text, then `bottomPadding`
+/// and `extraHeight`; the separator, `separator` thick, is drawn over the row's bottom:
 ///
-///     height = topPadding + title.height + titleSpacing + content.height + bottomPadding + separator
+///     height = topPadding + (titleHeight ?? title.height) + titleSpacing
+///            + contentInsetTop + content.height + contentInsetBottom + bottomPadding + extraHeight
 ///
-/// Defaults, from the notes app: the list inset its labels by 8 on each side (content wrapped at
-/// `width − 16`) and drew a 1-pixel separator under each row; the title used UIKit's default label
-/// font size (17) and the body a size smaller (15, the size iOS uses for list previews); 8 above
-/// and below the labels and 4 between them. Both labels use WenQuanYi Micro Hei (the CJK font,
-/// which also covers Latin).
+/// The defaults are the notes app's own cell (MDSAritcleCell.xib, measured with
+/// `systemLayoutSizeFittingSize` and then + 1): a title label of the system font at 14 in a box 21
+/// tall, 8 from the top, 14 from the left and 4 from the right; directly under it a UITextView of
+/// the system font at 13, 8 from the left and `width − 16` wide, with UIKit's text container insets
+/// (8 top and bottom) and line fragment padding (5 on each side), so the text wraps at `width − 26`;
+/// 5 from the bottom; a 0.5 separator; + 1. So a row is `8 + 21 + (text height at width − 26) + 16 +
+/// 5 + 1`. Both fonts are WenQuanYi Micro Hei (the CJK font, which also covers Latin).
+///
+/// ``twoLabels`` is the style NotesKit used before it read the app's cell (two labels 8 from each
+/// side, title 17 measured, content 15, 8 above, 4 between, 8 below, a 1-pixel separator).
 public struct ArticleRowStyle: Equatable, Hashable, Sendable {
     public var titleFont: String = Fonts.cjkFamily
-    public var titleSize: Double = 17
-    public var contentFont: String = Fonts.cjkFamily
-    public var contentSize: Double = 15
-    /// Inset of both labels from each side of the row; the content wraps at `width − 2 ×` this.
-    public var horizontalPadding: Double = 8
+    public var titleSize: Double = 14
+    /// The title box's height; nil: the height of the measured title line.
+    public var titleHeight: Double? = 21
+    /// From the top of the row to the title box.
     public var topPadding: Double = 8
-    /// Between the title and the content.
-    public var titleSpacing: Double = 4
-    public var bottomPadding: Double = 8
-    /// The separator line under each row.
-    public var separator: Double = 1
+    public var titleLeft: Double = 14
+    public var titleRight: Double = 4
+    /// Between the title box and the content view.
+    public var titleSpacing: Double = 0
+    public var contentFont: String = Fonts.cjkFamily
+    public var contentSize: Double = 13
+    /// The content view's distance from the left and from the right of the row.
+    public var contentLeft: Double = 8
+    public var contentRight: Double = 8
+    /// Inside the content view, above and below the text (UITextView's text container insets).
+    public var contentInsetTop: Double = 8
+    public var contentInsetBottom: Double = 8
+    /// Inside the content view, on each side of the text (UITextView's line fragment padding).
+    public var contentPadding: Double = 5
+    /// From the content view to the bottom of the row (before ``extraHeight``).
+    public var bottomPadding: Double = 5
+    /// The thickness of the separator drawn over the bottom of the row (it adds no height).
+    public var separator: Double = 0.5
+    /// Added to the row's height (the app's `+ 1` after fitting the cell).
+    public var extraHeight: Double = 1
 
+    /// The notes app's cell (see above).
     public init() {}
+
+    /// The style NotesKit used before it followed the app's cell: a measured title at 17 and the
+    /// content at 15, both 8 from each side, 8 above, 4 between, 8 below, and a 1-pixel separator
+    /// under each row: `8 + title + 4 + content at (width − 16) + 8 + 1`.
+    public static let twoLabels: ArticleRowStyle = {
+        var style = ArticleRowStyle()
+        style.titleSize = 17
+        style.titleHeight = nil
+        style.titleLeft = 8
+        style.titleRight = 8
+        style.titleSpacing = 4
+        style.contentSize = 15
+        style.contentInsetTop = 0
+        style.contentInsetBottom = 0
+        style.contentPadding = 0
+        style.bottomPadding = 8
+        style.separator = 1
+        return style
+    }()
 
     /// The style with its fonts checked (`.font`) and every number finite, within its range
     /// (`.validation` naming the field in snake case, as the C ABI and Python spell it).
@@ -33,33 +77,50 @@ public struct ArticleRowStyle: Equatable, Hashable, Sendable {
         var style = self
         style.titleFont = try FontSpec(family: titleFont, size: titleSize, field: "title_size").family
         style.contentFont = try FontSpec(family: contentFont, size: contentSize, field: "content_size").family
-        try checkLength(horizontalPadding, "horizontal_padding")
-        try checkLength(topPadding, "top_padding")
-        try checkLength(titleSpacing, "title_spacing")
-        try checkLength(bottomPadding, "bottom_padding")
-        try checkLength(separator, "separator")
+        if let titleHeight { try checkLength(titleHeight, "title_height") }
+        for (value, field) in [(topPadding, "top_padding"), (titleLeft, "title_left"), (titleRight, "title_right"),
+                               (titleSpacing, "title_spacing"), (contentLeft, "content_left"), (contentRight, "content_right"),
+                               (contentInsetTop, "content_inset_top"), (contentInsetBottom, "content_inset_bottom"),
+                               (contentPadding, "content_padding"), (bottomPadding, "bottom_padding"),
+                               (separator, "separator"), (extraHeight, "extra_height")] {
+            try checkLength(value, field)
+        }
         return style
     }
 
     var titleFontSpec: FontSpec { FontSpec(checkedFamily: titleFont, size: titleSize) }
     var contentFontSpec: FontSpec { FontSpec(checkedFamily: contentFont, size: contentSize) }
 
-    /// The narrowest layout width this style can lay out (the labels need at least 1 pixel).
-    var minimumWidth: Double { 2 * horizontalPadding + 1 }
+    /// The narrowest layout width this style can lay out (the title and the text need at least 1 pixel).
+    var minimumWidth: Double { max(titleLeft + titleRight, contentLeft + contentRight + 2 * contentPadding) + 1 }
+
+    /// The width the title is ellipsized at in a row `width` wide.
+    func titleWidth(_ width: Double) -> Double { width - titleLeft - titleRight }
+    /// The content view's width in a row `width` wide.
+    func contentViewWidth(_ width: Double) -> Double { width - contentLeft - contentRight }
+    /// The width the content wraps at in a row `width` wide.
+    func contentTextWidth(_ width: Double) -> Double { contentViewWidth(width) - 2 * contentPadding }
+
+    /// The title box's height for a measured title line of `titleHeight` pixels.
+    func titleBoxHeight(measured titleHeight: Int) -> Double { self.titleHeight ?? Double(titleHeight) }
 
     /// The row height for a title and a content of these measured heights.
     func rowHeight(titleHeight: Int, contentHeight: Int) -> Double {
-        topPadding + Double(titleHeight) + titleSpacing + Double(contentHeight) + bottomPadding + separator
+        topPadding + titleBoxHeight(measured: titleHeight) + titleSpacing + contentInsetTop + Double(contentHeight)
+            + contentInsetBottom + bottomPadding + extraHeight
     }
 
     /// A stable identity of the style's numbers: 16 hex digits, the same in every process and
     /// version of NotesKit for equal styles.
     public var fingerprint: String {
-        Fingerprint.of("article_row/1", [
-            ("title_font", titleFont), ("title_size", "\(titleSize)"), ("content_font", contentFont),
-            ("content_size", "\(contentSize)"), ("horizontal_padding", "\(horizontalPadding)"),
-            ("top_padding", "\(topPadding)"), ("title_spacing", "\(titleSpacing)"),
-            ("bottom_padding", "\(bottomPadding)"), ("separator", "\(separator)"),
+        Fingerprint.of("article_row/2", [
+            ("title_font", titleFont), ("title_size", "\(titleSize)"), ("title_height", titleHeight.map { "\($0)" } ?? "measured"),
+            ("top_padding", "\(topPadding)"), ("title_left", "\(titleLeft)"), ("title_right", "\(titleRight)"),
+            ("title_spacing", "\(titleSpacing)"), ("content_font", contentFont), ("content_size", "\(contentSize)"),
+            ("content_left", "\(contentLeft)"), ("content_right", "\(contentRight)"),
+            ("content_inset_top", "\(contentInsetTop)"), ("content_inset_bottom", "\(contentInsetBottom)"),
+            ("content_padding", "\(contentPadding)"), ("bottom_padding", "\(bottomPadding)"),
+            ("separator", "\(separator)"), ("extra_height", "\(extraHeight)"),
         ])
     }
 }
@@ -76,13 +137,19 @@ public struct ArticleRowStyle: Equatable, Hashable, Sendable {
 ///     bubble.x      = fromMe ? width − sideMargin − bubble.width : sideMargin
 ///     rowHeight     = rowMarginTop + bubble.height + rowMarginBottom
 ///
-/// Defaults, from the chat app: 16-pixel text at most 240 wide; the label inset 10 from the top
+/// `maxTextHeight` caps the text's height (nil, the default: no cap). The chat demo asked UIKit for
+/// the label's text rect within `MAX_WIDTH_OF_TEXT × 999`, so its texts were at most 999 tall:
+/// `BubbleStyle(maxTextHeight: 999)` reproduces it (the lines past the cap are not drawn).
+///
+/// Defaults (NotesKit's own: the chat demo's text gives no numbers but the 999 cap): 16-pixel text at most 240 wide; the label inset 10 from the top
 /// and bottom of the bubble image and 12 from its sides, plus 6 for the tail; bubbles 10 from the
 /// screen edge and rows 5 apart above and below.
 public struct BubbleStyle: Equatable, Hashable, Sendable {
     public var font: String = Fonts.cjkFamily
     public var size: Double = 16
     public var maxTextWidth: Double = 240
+    /// The tallest the text may be (taller texts are cut to it); nil: no cap.
+    public var maxTextHeight: Double? = nil
     public var insetTop: Double = 10
     public var insetBottom: Double = 10
     /// Between the text and each side of the bubble.
@@ -102,6 +169,7 @@ public struct BubbleStyle: Equatable, Hashable, Sendable {
         var style = self
         style.font = try FontSpec(family: font, size: size, field: "size").family
         try TextMeasurer.checkWidth(maxTextWidth, field: "max_text_width")
+        if let maxTextHeight { try TextMeasurer.checkWidth(maxTextHeight, field: "max_text_height") }
         try checkLength(insetTop, "inset_top")
         try checkLength(insetBottom, "inset_bottom")
         try checkLength(insetSide, "inset_side")
@@ -119,12 +187,18 @@ public struct BubbleStyle: Equatable, Hashable, Sendable {
         min(maxTextWidth, width - 2 * sideMargin - 2 * insetSide - tailMargin)
     }
 
+    /// The height of a text measured `measured` pixels tall, under ``maxTextHeight``.
+    func textHeight(measured: Int) -> Double {
+        maxTextHeight.map { min($0, Double(measured)) } ?? Double(measured)
+    }
+
     /// The narrowest layout width this style can lay out (the text needs at least 1 pixel).
     var minimumWidth: Double { 2 * sideMargin + 2 * insetSide + tailMargin + 1 }
 
     public var fingerprint: String {
-        Fingerprint.of("bubble/1", [
+        Fingerprint.of("bubble/2", [
             ("font", font), ("size", "\(size)"), ("max_text_width", "\(maxTextWidth)"),
+            ("max_text_height", maxTextHeight.map { "\($0)" } ?? "none"),
             ("inset_top", "\(insetTop)"), ("inset_bottom", "\(insetBottom)"), ("inset_side", "\(insetSide)"),
             ("tail_margin", "\(tailMargin)"), ("side_margin", "\(sideMargin)"),
             ("row_margin_top", "\(rowMarginTop)"), ("row_margin_bottom", "\(rowMarginBottom)"),

@@ -72,6 +72,10 @@ final class TextMeasurer {
     private let context: OpaquePointer
     private let wrapping: OpaquePointer
     private let singleLine: OpaquePointer
+    /// Long texts' windows (see `measureInWindows`): on their own context, whose base direction is
+    /// set to each window's paragraph direction.
+    let windowContext: OpaquePointer
+    let windowed: OpaquePointer
     private var descriptions: [FontSpec: OpaquePointer] = [:]
 
     private init(config: Fonts.Config) throws {
@@ -90,19 +94,34 @@ final class TextMeasurer {
         singleLine = pango_layout_new(context)
         pango_layout_set_single_paragraph_mode(singleLine, 1)
         pango_layout_set_ellipsize(singleLine, PANGO_ELLIPSIZE_END)
+        guard let windowContext = pango_font_map_create_context(fontMap) else {
+            throw NotesError(.internalError, "Pango could not create a context")
+        }
+        pango_context_set_language(windowContext, pango_language_from_string(Fonts.language))
+        self.windowContext = windowContext
+        windowed = pango_layout_new(windowContext)
+        pango_layout_set_wrap(windowed, PANGO_WRAP_WORD_CHAR)
+        pango_layout_set_auto_dir(windowed, 0)
     }
 
     deinit {
         for description in descriptions.values { pango_font_description_free(description) }
         cpango_object_unref(UnsafeMutableRawPointer(wrapping))
         cpango_object_unref(UnsafeMutableRawPointer(singleLine))
+        cpango_object_unref(UnsafeMutableRawPointer(windowed))
+        cpango_object_unref(UnsafeMutableRawPointer(windowContext))
         cpango_object_unref(UnsafeMutableRawPointer(context))
         cpango_object_unref(fontMap)
     }
 
     /// Lays out `text` wrapped at `maxWidth`, or, with `singleLine`, on one line ellipsized at
     /// `maxWidth` (line breaks shown as glyphs), and returns Pango's pixel metrics.
+    /// A long text is laid out in windows (`TextMeasurer+Windows.swift`): the metrics a whole
+    /// layout would have if Pango's sums did not overflow, in linear time.
     func measure(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool = false) throws -> TextMetrics {
+        if !singleLine && TextMeasurer.needsWindows(text, size: font.size) {
+            return try measureInWindows(text, maxWidth: maxWidth, font: font)
+        }
         let layout = try prepare(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
         var width: Int32 = 0, height: Int32 = 0
         pango_layout_get_pixel_size(layout, &width, &height)
@@ -112,11 +131,36 @@ final class TextMeasurer {
 
     /// Draws `text`, laid out exactly as ``measure(_:maxWidth:font:singleLine:)`` lays it out,
     /// into an 8-bit coverage bitmap with its top-left corner at (`x`, `y`); returns its metrics.
+    /// With `clipHeight`, only the lines that end within that height are drawn.
     func render(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool = false,
-                into bitmap: inout FT_Bitmap, x: Int32, y: Int32) throws -> TextMetrics {
-        let metrics = try measure(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
-        pango_ft2_render_layout(&bitmap, singleLine ? self.singleLine : wrapping, x, y)
-        return metrics
+                into bitmap: inout FT_Bitmap, x: Int32, y: Int32, clipHeight: Double? = nil) throws -> TextMetrics {
+        let clip = clipHeight.map { Int64(($0 * Double(cpango_scale())).rounded(.down)) } ?? .max
+        return try withUnsafeMutablePointer(to: &bitmap) { target in
+            // A line at (lineX, baseline), ending at `bottom`, in Pango units from the text's corner.
+            func draw(_ line: UnsafeMutablePointer<PangoLayoutLine>, _ lineX: Int64, _ baseline: Int64, _ bottom: Int64) {
+                guard bottom <= clip else { return }
+                pango_ft2_render_layout_line(target, line, x + Int32(clamping: (lineX + 512) >> 10), y + Int32(clamping: (baseline + 512) >> 10))
+            }
+            if !singleLine && TextMeasurer.needsWindows(text, size: font.size) {
+                return try measureInWindows(text, maxWidth: maxWidth, font: font, visit: draw)
+            }
+            let metrics = try measure(text, maxWidth: maxWidth, font: font, singleLine: singleLine)
+            let layout = singleLine ? self.singleLine : wrapping
+            guard clipHeight != nil else {
+                pango_ft2_render_layout(target, layout, x, y)
+                return metrics
+            }
+            guard let iter = pango_layout_get_iter(layout) else { return metrics }
+            defer { pango_layout_iter_free(iter) }
+            repeat {
+                var logical = PangoRectangle()
+                pango_layout_iter_get_line_extents(iter, nil, &logical)
+                if let line = pango_layout_iter_get_line_readonly(iter) {
+                    draw(line, Int64(logical.x), Int64(pango_layout_iter_get_baseline(iter)), Int64(logical.y) + Int64(logical.height))
+                }
+            } while pango_layout_iter_next_line(iter) != 0
+            return metrics
+        }
     }
 
     private func prepare(_ text: String, maxWidth: Double, font: FontSpec, singleLine: Bool) throws -> OpaquePointer {
@@ -128,7 +172,7 @@ final class TextMeasurer {
         return layout
     }
 
-    private func description(_ font: FontSpec) throws -> OpaquePointer {
+    func description(_ font: FontSpec) throws -> OpaquePointer {
         if let found = descriptions[font] { return found }
         guard let description = pango_font_description_new() else { throw NotesError(.internalError, "out of memory") }
         pango_font_description_set_family(description, font.family)

@@ -15,10 +15,11 @@ TEXTS = ["你好", "好的，我们下午三点在公园门口见面吧！", "ok
 def expected(text: str, from_me: bool, width: float, style: nk.BubbleStyle = nk.BubbleStyle()) -> nk.Bubble:
     limit = min(style.max_text_width, width - 2 * style.side_margin - 2 * style.inset_side - style.tail_margin)
     m = nk.measure_text(text, limit, font=style.font, size=style.size)
+    text_height = m.height if style.max_text_height is None else min(m.height, style.max_text_height)
     bubble_width = m.width + 2 * style.inset_side + style.tail_margin
-    height = m.height + style.inset_top + style.inset_bottom
+    height = text_height + style.inset_top + style.inset_bottom
     x = width - style.side_margin - bubble_width if from_me else style.side_margin
-    return nk.Bubble(x, bubble_width, height, m.width, m.height, from_me, style.row_margin_top + height + style.row_margin_bottom)
+    return nk.Bubble(x, bubble_width, height, m.width, text_height, from_me, style.row_margin_top + height + style.row_margin_bottom)
 
 
 @pytest.fixture
@@ -44,6 +45,26 @@ def test_bubble_text_wraps_at_the_style_maximum_text_width(store, chat):
         long = lay.bubble(messages[3].id)
         assert long.text_width <= 120 and long.height > lay.bubble(messages[2].id).height
         assert long == expected(messages[3].content, messages[3].from_me, 375, style)
+
+
+def test_the_chat_demos_999_cap_on_a_bubbles_text_height_is_an_option_off_by_default(store, tmp_path):
+    conv = store.conversations.create("Bob")
+    long = conv.send("今天天气真好，我们去公园散步吧。" * 120)
+    short = conv.receive("好的")
+    assert nk.BubbleStyle().max_text_height is None
+    with store.layout(width=375) as lay:
+        assert lay.bubble(long.id).text_height > 999
+    demo = nk.BubbleStyle(max_text_height=999)
+    assert demo.fingerprint != nk.BubbleStyle().fingerprint
+    with store.layout(width=375, bubble_style=demo) as lay:
+        capped = lay.bubble(long.id)
+        assert capped.text_height == 999 and capped == expected(long.content, True, 375, demo)
+        assert lay.bubble(short.id) == expected(short.content, False, 375, demo)
+        picture = lay.render_conversation(conv.id, tmp_path / "demo.png")
+        assert picture.height == capped.row_height + lay.bubble(short.id).row_height
+    with pytest.raises(nk.ValidationError) as e:
+        nk.BubbleStyle(max_text_height=0)
+    assert e.value.field == "max_text_height"
 
 
 def test_sent_bubbles_end_at_the_right_margin_and_received_ones_start_at_the_left(store, chat):

@@ -9,16 +9,20 @@ import pytest
 
 import noteskit as nk
 from noteskit import _ffi
+from test_layout_measurement import oracle
 
 CONTENT = "今天天气真好，我们去公园散步吧。Hello world, this is a mixed line of text that wraps. " * 2
 
 
 def expected_height(title: str, content: str, width: float, style: nk.ArticleRowStyle = nk.ArticleRowStyle()) -> float:
-    text_width = width - 2 * style.horizontal_padding
-    title_height = nk.measure_text(title, text_width, font=style.title_font, size=style.title_size).height
+    title_height = style.title_height
+    if title_height is None:
+        title_height = nk.measure_text(title, width - style.title_left - style.title_right, font=style.title_font,
+                                       size=style.title_size).height
+    text_width = width - style.content_left - style.content_right - 2 * style.content_padding
     content_height = nk.measure_text(content, text_width, font=style.content_font, size=style.content_size).height
-    return (style.top_padding + title_height + style.title_spacing + content_height + style.bottom_padding
-            + style.separator)
+    return (style.top_padding + title_height + style.title_spacing + style.content_inset_top + content_height
+            + style.content_inset_bottom + style.bottom_padding + style.extra_height)
 
 
 @pytest.fixture
@@ -33,10 +37,29 @@ def test_a_row_is_title_plus_wrapped_content_plus_paddings_plus_the_separator(st
             assert lay.article_height(a.id) == expected_height(a.title, a.content, width)
 
 
-def test_the_default_style_wraps_content_at_width_minus_16_and_adds_1_for_the_separator():
+def test_the_default_row_is_the_apps_cell_title_box_21_text_view_at_width_minus_16_with_its_insets(store):
+    # seed-facts, "Article row": 8 + 21 + (text height at width - 26) + 16 + 5 + 1, title 14, content 13.
+    content = "今天天气真好，我们去公园散步吧。Hello world, a line that wraps. " * 3
+    a = store.articles.create(title="周末", content=content)
     style = nk.ArticleRowStyle()
-    assert 2 * style.horizontal_padding == 16 and style.separator == 1
-    assert (style.title_size, style.content_size, style.top_padding, style.title_spacing, style.bottom_padding) == (17, 15, 8, 4, 8)
+    assert (style.title_size, style.title_height, style.content_size, style.separator) == (14, 21, 13, 0.5)
+    for width in (320, 375, 414.5):
+        ((_, text_height, _, _),) = oracle([[content, width - 26, "WenQuanYi Micro Hei", 13]])  # Pango, through PyGObject
+        with store.layout(width=width) as lay:
+            assert lay.article_height(a.id) == 8 + 21 + text_height + 16 + 5 + 1
+
+
+def test_the_named_two_labels_style_keeps_the_former_heights(store):
+    a = store.articles.create(title="周末", content=CONTENT)
+    style = nk.ArticleRowStyle.two_labels()
+    assert style == nk.ArticleRowStyle(title_size=17, title_height=None, title_left=8, title_right=8, title_spacing=4,
+                                       content_size=15, content_inset_top=0, content_inset_bottom=0, content_padding=0,
+                                       bottom_padding=8, separator=1)
+    assert nk.ArticleRowStyle.two_labels(content_size=20).content_size == 20
+    with store.layout(width=375, article_style=style) as lay:
+        title = nk.measure_text(a.title, 375 - 16, size=17).height
+        content = nk.measure_text(a.content, 375 - 16, size=15).height
+        assert lay.article_height(a.id) == 8 + title + 4 + content + 8 + 1
 
 
 def test_a_long_title_stays_on_one_line(store):

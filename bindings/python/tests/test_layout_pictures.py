@@ -67,11 +67,17 @@ def test_rendered_articles_put_separators_and_text_boxes_at_the_computed_frames(
         for a, h in zip(made, heights):
             bottom = int(top + h)
             assert pixel(rows, 2, bottom - 1) == pixel(rows, 318, bottom - 1) != (255, 255, 255)  # the separator
-            assert pixel(rows, 2, bottom - 2) == (255, 255, 255)  # white just above it, outside the padding
-            title = nk.measure_text(a.title, 320 - 16, size=style.title_size)
-            content_top = int(top + style.top_padding + title.height + style.title_spacing)
-            assert pixel(rows, 2, content_top) == (255, 255, 255)  # left padding stays white
-            assert pixel(rows, 9, int(top + style.top_padding) + 1) != (255, 255, 255)  # inside the title box
+            assert pixel(rows, 2, bottom - 2) == (255, 255, 255)  # white just above it, under the content view
+            title_box = top + style.top_padding
+            view_top = title_box + style.title_height
+            view_bottom = bottom - style.extra_height - style.bottom_padding
+            assert pixel(rows, 10, int(title_box) + 1) == (255, 255, 255)  # left of the title box (14 from the left)
+            assert pixel(rows, 15, int(title_box) + 1) != (255, 255, 255)  # inside the title box
+            assert pixel(rows, 317, int(title_box) + 1) == (255, 255, 255)  # right of it (4 from the right)
+            assert pixel(rows, 9, int(view_top) + 1) != (255, 255, 255)  # the text view starts right under the box
+            assert pixel(rows, 9, int(view_bottom) - 1) != (255, 255, 255)
+            assert pixel(rows, 9, int(view_bottom) + 1) == (255, 255, 255)  # 5 from the bottom
+            assert pixel(rows, 6, int(view_top) + 1) == (255, 255, 255)  # 8 from the left
             top = bottom
 
 

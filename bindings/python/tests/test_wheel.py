@@ -7,6 +7,7 @@ it with an empty environment (``env -i``): no PATH, no LD_LIBRARY_PATH, so no Sw
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 import zipfile
@@ -70,6 +71,55 @@ def test_the_installed_package_loads_its_own_library_with_no_swift_toolchain_in_
     library = Path(result["library"])
     assert library.name == "libNotesCAPI.so" and library.parent.name == "noteskit"
     assert library.is_relative_to(fresh_env)
+
+
+MEASURE = (
+    "import json, os, stat, noteskit as nk\n"
+    "texts = ['今天天气真好，我们去公园散步吧。Hello world!' * 5, 'x' * 300, '😀🎉 emoji', 'שלום עולם hello']\n"
+    "config = nk.font_configuration()\n"
+    "cache = config.cache_directory\n"
+    "print(json.dumps({'metrics': [list(vars(nk.measure_text(t, w, font=f, size=s)).values())\n"
+    "                              for t in texts for w in (37, 240) for f, s in (('WenQuanYi Micro Hei', 17), ('DejaVu Sans', 13))],\n"
+    "                  'directory': config.directory, 'files': config.files, 'cache': cache,\n"
+    "                  'cache_mode': None if cache is None else stat.S_IMODE(os.stat(cache).st_mode)}))\n"
+)
+
+
+def test_the_installed_wheel_measures_with_its_own_fonts_as_the_development_tree_does(fresh_env: Path, tmp_path: Path) -> None:
+    """No font package, no fontconfig file, no home: the wheel's fonts and a configuration built in code."""
+    home = tmp_path / "home"
+    home.mkdir()
+    bare = run_bare([str(fresh_env / "bin/python"), "-c", MEASURE], cwd=tmp_path)  # env -i: no HOME at all
+    assert bare.returncode == 0, bare.stderr
+    installed = subprocess.run(["env", "-i", f"HOME={home}", "FONTCONFIG_FILE=/nonexistent", str(fresh_env / "bin/python"),
+                                "-c", MEASURE], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stderr == ""  # fontconfig never looked for a configuration file (it would complain)
+    development = subprocess.run([sys.executable, "-c", MEASURE], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                                 env={"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPATH": str(REPO / "bindings/python/src"),
+                                      "NOTESKIT_LIBRARY": str(REPO / ".build/release/libNotesCAPI.so")})
+    assert development.returncode == 0, development.stderr
+    wheel_run, dev_run, bare_run = (json.loads(r.stdout) for r in (installed, development, bare))
+    assert wheel_run["metrics"] == dev_run["metrics"] == bare_run["metrics"]
+    assert dev_run["directory"] == "/usr/share/fonts/truetype"
+    package = next(fresh_env.glob("lib/python3*/site-packages/noteskit"))
+    assert wheel_run["files"] == [str(package / "fonts/wqy/wqy-microhei.ttc"), str(package / "fonts/dejavu/DejaVuSans.ttf")]
+    assert wheel_run["cache"] == str(home / ".cache/noteskit/fontconfig") and wheel_run["cache_mode"] == 0o700
+    assert stat.S_IMODE((home / ".cache/noteskit").stat().st_mode) == 0o700
+
+
+def test_the_wheel_carries_the_fonts_with_their_licence_texts(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        wqy_licence = z.read("noteskit/fonts/wqy/COPYRIGHT").decode()
+        apache = z.read("noteskit/fonts/wqy/LICENSE-Apache-2.0").decode()
+        dejavu_licence = z.read("noteskit/fonts/dejavu/COPYRIGHT").decode()
+        metadata = z.read(f"noteskit-{nk.__version__}.dist-info/METADATA").decode()
+    assert {"noteskit/fonts/wqy/wqy-microhei.ttc", "noteskit/fonts/dejavu/DejaVuSans.ttf"} <= names
+    assert "WenQuanYi" in wqy_licence and "Apache-2.0" in wqy_licence
+    assert "Apache License" in apache and "Version 2.0" in apache
+    assert "Bitstream" in dejavu_licence and "Permission is hereby granted" in dejavu_licence
+    assert "Apache-2.0" in metadata and "Bitstream-Vera" in metadata
 
 
 def test_the_installed_library_needs_no_swift_runtime(fresh_env: Path) -> None:

@@ -56,6 +56,9 @@ def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: fl
     Pango (FT2 backend) at 72 dpi, so ``size=17`` is 17 px (17 pt on iOS); wrapping at word
     boundaries, inside a word only when it does not fit (``PANGO_WRAP_WORD_CHAR``); fonts pinned to
     WenQuanYi Micro Hei and DejaVu Sans (``font`` is one of them). About 100 µs for 150 characters.
+    A text over 3 000 characters is laid out a few lines at a time and the lines added up, so every
+    text up to the content limit gets the answer an unbounded Pango would give (Pango's own 32-bit
+    sums overflow past about 2**31 / 1024 px of one unbroken run), in time linear in its length.
 
     Raises :class:`ValidationError` for a NUL character, text over 1 000 000 characters, a
     ``max_width`` or ``size`` that is not a finite number in range; :class:`FontError` for a font
@@ -71,18 +74,24 @@ def measure_text(text: str, max_width: float, font: str = DEFAULT_FONT, size: fl
 
 @dataclass(frozen=True)
 class FontConfiguration:
-    """The pinned font setup: ``fontconfig`` is the XML NotesKit loads (usable as ``FONTCONFIG_FILE``
-    to make another program see the same fonts), measured at ``dpi`` with Pango language ``language``.
+    """The pinned font setup. NotesKit builds its fontconfig configuration in code from ``files``
+    (found in ``directory``: ``$NOTESKIT_FONT_DIR``, else the copies inside the installed package,
+    else the Debian font folders) and reads no fontconfig file; ``fontconfig`` is the same
+    configuration as XML, for other programs (``FONTCONFIG_FILE``) to see exactly these fonts.
+    Measured at ``dpi`` with Pango language ``language``; fontconfig's cache is kept in
+    ``cache_directory`` (owner-only; None when there is no cache folder).
 
     >>> import noteskit as nk
     >>> config = nk.font_configuration()
-    >>> (config.families, config.dpi)
-    (['WenQuanYi Micro Hei', 'DejaVu Sans'], 72)
+    >>> (config.families, config.dpi, [f.rsplit("/", 1)[1] for f in config.files])
+    (['WenQuanYi Micro Hei', 'DejaVu Sans'], 72, ['wqy-microhei.ttc', 'DejaVuSans.ttf'])
     """
 
     fontconfig: str
     families: List[str]
     directory: str
+    files: List[str]
+    cache_directory: Optional[str]
     dpi: float
     language: str
 
@@ -95,7 +104,8 @@ def font_configuration() -> FontConfiguration:
     'WenQuanYi Micro Hei'
     """
     data = _ffi.call_json(_ffi.nk_font_configuration)
-    return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["dpi"], data["language"])
+    return FontConfiguration(data["fontconfig"], data["families"], data["directory"], data["files"],
+                             data["cache_directory"], data["dpi"], data["language"])
 
 
 # ---- Styles -------------------------------------------------------------------------------------
@@ -129,32 +139,63 @@ class _Style:
 
 @dataclass(frozen=True)
 class ArticleRowStyle(_Style):
-    """The numbers of an article row in the notes list.
+    """The numbers of an article row in the notes list; the defaults are the notes app's own cell.
 
-    A row is ``top_padding``, the title on one line (ellipsized), ``title_spacing``, the whole
-    content wrapped at ``width - 2 * horizontal_padding``, ``bottom_padding``, and the separator::
+    A row is ``top_padding``, the title box (one line, ellipsized, ``title_left`` from the left and
+    ``title_right`` from the right, ``title_height`` tall or, when that is None, as tall as its
+    line), ``title_spacing``, the content view (``content_left``/``content_right`` from the sides)
+    with the whole content wrapped at the view's width less ``content_padding`` on each side and
+    ``content_inset_top``/``content_inset_bottom`` around it, ``bottom_padding``, and
+    ``extra_height``; the ``separator`` is drawn over the row's bottom::
 
-        height = top_padding + title.height + title_spacing + content.height + bottom_padding + separator
+        height = top_padding + (title_height or title.height) + title_spacing
+               + content_inset_top + content.height + content_inset_bottom + bottom_padding + extra_height
 
-    Defaults from the notes app: labels inset 8 on each side (content wrapped at ``width - 16``), a
-    1-pixel separator, title at UIKit's default 17, body at 15, 8 above and below, 4 between.
+    The app's cell: title 14 in a box 21 tall, 8 from the top, 14 left, 4 right; content 13 in a text
+    view 8 from the left and ``width - 16`` wide, right under the title, with UIKit's insets (8 top
+    and bottom, 5 on each side: the text wraps at ``width - 26``), 5 from the bottom; a 0.5
+    separator; + 1. So a row is ``8 + 21 + (text height at width - 26) + 16 + 5 + 1``.
+    :meth:`two_labels` is the simpler style NotesKit used before.
 
-    >>> ArticleRowStyle().fingerprint == ArticleRowStyle().fingerprint != ArticleRowStyle(separator=0).fingerprint
-    True
+    >>> style = ArticleRowStyle()
+    >>> (style.title_height, style.content_size, style.fingerprint != ArticleRowStyle(separator=1).fingerprint)
+    (21, 13, True)
     """
 
     _kind = "article_row"
 
     title_font: str = DEFAULT_FONT
-    title_size: float = 17
-    content_font: str = DEFAULT_FONT
-    content_size: float = 15
-    horizontal_padding: float = 8
+    title_size: float = 14
+    title_height: Optional[float] = 21
     top_padding: float = 8
-    title_spacing: float = 4
-    bottom_padding: float = 8
-    separator: float = 1
+    title_left: float = 14
+    title_right: float = 4
+    title_spacing: float = 0
+    content_font: str = DEFAULT_FONT
+    content_size: float = 13
+    content_left: float = 8
+    content_right: float = 8
+    content_inset_top: float = 8
+    content_inset_bottom: float = 8
+    content_padding: float = 5
+    bottom_padding: float = 5
+    separator: float = 0.5
+    extra_height: float = 1
     fingerprint: str = field(init=False, repr=False, compare=False, default="")
+
+    @classmethod
+    def two_labels(cls, **changes: Any) -> "ArticleRowStyle":
+        """The named alternative: two labels 8 from each side, a measured title at 17, the content at
+        15 wrapped at ``width - 16``, 8 above, 4 between, 8 below, a 1-pixel separator; ``changes``
+        override any field. A row is ``8 + title + 4 + content + 8 + 1``.
+
+        >>> style = ArticleRowStyle.two_labels()
+        >>> (style.title_size, style.title_height, style.content_size, style.content_padding, style.separator)
+        (17, None, 15, 0, 1)
+        """
+        resolved = _ffi.call_json(_ffi.nk_style_resolve, b"article_row.two_labels", json.dumps(changes).encode())
+        resolved.pop("fingerprint", None)
+        return cls(**resolved)
 
 
 @dataclass(frozen=True)
@@ -168,7 +209,11 @@ class BubbleStyle(_Style):
         bubble.x      = width - side_margin - bubble.width if from_me else side_margin
         row_height    = row_margin_top + bubble.height + row_margin_bottom
 
-    Defaults from the chat app: 16-pixel text at most 240 wide, label insets 10 (top, bottom) and
+    ``max_text_height`` caps the text's height (None, the default: no cap); the chat demo measured
+    its labels within ``MAX_WIDTH_OF_TEXT x 999``, so ``BubbleStyle(max_text_height=999)``
+    reproduces it (lines past the cap are not drawn).
+
+    Defaults (NotesKit's own: the chat demo's text gives no numbers but the 999 cap): 16-pixel text at most 240 wide, label insets 10 (top, bottom) and
     12 (sides) plus 6 on the tail's side, bubbles 10 from the screen edge, rows 5 apart above and below.
 
     >>> import noteskit as nk
@@ -182,6 +227,7 @@ class BubbleStyle(_Style):
     font: str = DEFAULT_FONT
     size: float = 16
     max_text_width: float = 240
+    max_text_height: Optional[float] = None
     inset_top: float = 10
     inset_bottom: float = 10
     inset_side: float = 12
