@@ -440,6 +440,14 @@ int32_t nk_message_search(nk_store *store, const char *query, int64_t conversati
  * (they are kept up to date by every write; this is for repair). */
 int32_t nk_store_reindex(nk_store *store);
 
+/* Compacts the change feed: removes every change that a newer change of the same record
+ * supersedes (each record keeps its latest change, deletes included), except changes recorded in
+ * the last retain_ms milliseconds (0: none kept for that reason) and those a subscriber is still
+ * to be handed; then gives the freed pages back to the file. NK_E_VALIDATION for a negative
+ * retain_ms. *out_json (owned): {"changes_removed": int, "changes_kept": int, "bytes_freed": int,
+ * "horizon": int}. */
+int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
+
 /* ---- Testing only ----------------------------------------------------------------------------- */
 /* Not for applications: the seam a test's power-cut simulator stands behind. The exporters write
  * their files and NotesKit syncs folders through these calls (same meaning as the POSIX calls of

@@ -13,6 +13,9 @@ Modes:
 - ``chat-import``: the child imports a large Telegram export and a large WhatsApp chat in turn,
   deleting the conversation after each. After every kill: integrity ok, at most one conversation,
   and it holds every message of its file (each import all or nothing).
+- ``migration``: the child opens a store of the shape before migration 0005 (which rewrites it
+  into the compact form, then VACUUMs it) and is killed at a random moment. After every kill:
+  integrity ok, and the store opens with every record and change as before.
 """
 from __future__ import annotations
 
@@ -248,6 +251,93 @@ def _count(conversation: Any) -> int:
         if not page.has_more:
             return total
         cursor = page.next_cursor
+MIGRATE_CHILD = r"""
+import sys, noteskit as nk
+print("opening", flush=True)
+nk.Store.open(sys.argv[1]).close()
+print("migrated", flush=True)
+"""
+
+
+def run_migration(kills: int = 20, messages: int = 60_000, seed: int = 11, path: Optional[Path] = None) -> Dict[str, Any]:
+    """A child opens a store of the shape before migration 0005 (which migrates it: one
+    transaction, then a VACUUM) and is killed at a random moment. After every kill: integrity ok,
+    and the store is either still the old one or the compact one; either way it then opens with
+    every record and change intact."""
+    import shutil
+
+    from . import old_store
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="nk-kill9-migration-") as tmp:
+        template = Path(tmp) / "old.db"
+        expected = old_store.build(template, articles=2_000, messages=messages, through=4, seed=seed)
+        db = path or Path(tmp) / "kill9.db"
+        outcomes = {"old": 0, "migrated": 0, "finished": 0}
+        # How long a migration takes here: the kills land inside that window.
+        shutil.copyfile(template, db)
+        started = time.monotonic()
+        _kill_at_random_or_end([MIGRATE_CHILD, str(db)], rng, 600.0, 600.0)
+        window = time.monotonic() - started
+        for _ in range(kills):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            shutil.copyfile(template, db)
+            lines = _kill_at_random_or_end([MIGRATE_CHILD, str(db)], rng, 0.0, window)
+            outcomes["finished"] += any(line.startswith("migrated") for line in lines)
+            check = integrity(db)
+            assert check == "ok", check
+            import sqlite3
+            names = [r[0] for r in sqlite3.connect(db).execute("SELECT name FROM migrations ORDER BY id")]
+            outcomes["migrated" if names[-1] == "0005_compact_rows_and_feed" else "old"] += 1
+            with nk.Store.open(db) as s:
+                assert s.articles.count() == len(expected["articles"])
+                got = sorted((m.id, m.uid, m.conversation_id, m.content) for c in s.conversations
+                             for m in _all_history(s, c.id))
+                assert got == [(r[0], r[1], r[2], r[3]) for r in expected["messages"]], "messages differ after the migration"
+                seqs = []
+                since = 0
+                while True:
+                    page = s.changes(since=since)
+                    if not page:
+                        break
+                    seqs += [(c.seq, c.uid) for c in page]
+                    since = page[-1].seq
+                assert seqs == [(r[0], r[4]) for r in expected["changes"]], "the change feed differs after the migration"
+    return {"kills": kills, "messages": messages, "migration_s": round(window, 2), "killed_before_commit": outcomes["old"],
+            "killed_after_commit": outcomes["migrated"] - outcomes["finished"], "finished": outcomes["finished"],
+            "integrity": "ok"}
+
+
+def _all_history(store: Any, conversation_id: int) -> List[Any]:
+    out: List[Any] = []
+    cursor = None
+    while True:
+        page = store.messages.history(conversation_id, limit=1000, before=cursor)
+        out += page.items
+        cursor = page.next_cursor
+        if cursor is None:
+            return out
+
+
+def _kill_at_random_or_end(argv: List[str], rng: random.Random, low: float, high: float) -> List[str]:
+    """Like ``_kill_at_random``, but the child may finish first (a migration ends)."""
+    proc = subprocess.Popen([sys.executable, "-c", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=child_env())
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    if not first:
+        proc.wait()
+        raise AssertionError(f"the child died before writing: {proc.stderr.read() if proc.stderr else ''}")
+    try:
+        proc.wait(timeout=rng.uniform(low, high))
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    rest = proc.stdout.read()
+    if proc.returncode not in (0, -signal.SIGKILL):
+        raise AssertionError(f"the child failed ({proc.returncode}): {proc.stderr.read() if proc.stderr else ''}")
+    return [first] + rest.splitlines()
 
 
 def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:
@@ -259,6 +349,7 @@ def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:
         from noteskit import exchange
         if "telegram" in exchange.FORMATS:
             figures.update({f"chat_import_{k}": v for k, v in run_chat_import(import_kills or kills).items()})
+    figures.update({f"migration_{k}": v for k, v in run_migration(max(5, kills // 2)).items()})
     return figures
 
 

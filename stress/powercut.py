@@ -172,31 +172,42 @@ class Reindex(Sequence):
 
 
 class Migration(Sequence):
-    """A store of the oldest schema (migration 0001 only: articles, drafts and the change feed),
-    made the way the tests make old stores: the later migrations' tables and rows taken out."""
+    """A store of the oldest schema (migration 0001 only: articles, drafts and the change feed, uids
+    as text), written with the SQL that migration shipped (``stress/old_store.py``): opening it
+    runs every later migration, the rewrite into compact rows (0005) included."""
     name = "migration"
     queries = ["old 1", "迁移", "new"]
     migrations = 0
 
     def setup(self, folder: Path) -> None:
+        import uuid
+
+        from .old_store import APPLICATION_ID, MIGRATIONS
+
         db_path = folder / "store.db"
-        with nk.Store.open(db_path) as s:
-            s.articles.create_many({"title": f"old {n}", "content": f"迁移之前 {n}"} for n in range(self.size))
+        with nk.Store.open(folder / "current.db"):
+            pass
+        current = sqlite3.connect(folder / "current.db")
+        self.migrations = current.execute("SELECT count(*) FROM migrations").fetchone()[0]
+        current.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{folder / 'current.db'}{suffix}").unlink(missing_ok=True)
         db = sqlite3.connect(db_path)
         with db:
-            later = [name for (name,) in db.execute("SELECT name FROM migrations WHERE name > '0001~' ORDER BY id")]
-            tables = [name for (name,) in db.execute(
-                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT IN "
-                "('meta', 'articles', 'drafts', 'changes', 'migrations', 'sqlite_sequence')")]
-            for table in tables:
-                db.execute(f"DROP TABLE {table}")
-            db.execute("DELETE FROM meta WHERE key LIKE '%search%'")
-            db.execute("DELETE FROM migrations WHERE name > '0001~'")
+            db.execute("CREATE TABLE migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
+            db.executescript(MIGRATIONS[0][1])
+            db.execute("INSERT INTO migrations(name, applied_at) VALUES (?, 0)", (MIGRATIONS[0][0],))
+            for n in range(self.size):
+                uid = str(uuid.UUID(int=random.Random(n).getrandbits(128), version=4))
+                cur = db.execute("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) "
+                                 "VALUES (?, ?, ?, ?, ?, 1)", (uid, f"old {n}", f"迁移之前 {n}", 1_764_000_000_000 + n, 1_764_000_000_000 + n))
+                db.execute("INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES ('article', 'create', ?, ?, 1, ?)",
+                           (cur.lastrowid, uid, 1_764_000_000_000 + n))
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("PRAGMA user_version = 1")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
-        assert later, "the store had no later migrations to take out"
-        self.migrations = 1 + len(later)
+        assert self.migrations > 1, "the library has no later migrations to run"
 
     def start_state(self) -> State:
         state = super().start_state()

@@ -50,7 +50,7 @@ extension Layout {
             for id in ids {
                 if let message = try MessageStore.fetch(db, id) { messages.append(message) } else { missing.append(id) }
             }
-            return (messages, try Store.scalar(db, "SELECT coalesce(max(seq), 0) FROM changes"), missing)
+            return (messages, try Feed.lastSeq(db), missing)
         }
         if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
         let measurer = try TextMeasurer.current()

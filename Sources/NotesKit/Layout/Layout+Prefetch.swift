@@ -63,7 +63,7 @@ extension Layout {
                 for id in ids {
                     if let article = try ArticleStore.fetch(db, id) { articles.append(article) } else { missing.append(id) }
                 }
-                return (articles, try Store.scalar(db, "SELECT coalesce(max(seq), 0) FROM changes"), missing)
+                return (articles, try Feed.lastSeq(db), missing)
             }
             if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
             let measurer = try TextMeasurer.current()

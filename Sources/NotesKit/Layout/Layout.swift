@@ -158,7 +158,7 @@ public final class Layout: @unchecked Sendable {
         try syncLock.withLock { _ in
             var since = state.withLock { $0.syncedSeq }
             while true {
-                let batch = try store.changes(since: since, limit: 1_000)
+                let batch = try store.changes(since: since, limit: 1_000, withUIDs: false)
                 guard let last = batch.last else { return }
                 state.withLock { s in
                     let dropped = s.apply(batch)

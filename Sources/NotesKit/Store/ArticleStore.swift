@@ -137,7 +137,7 @@ public struct ArticleStore: Sendable {
     /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
         let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        insert.bind(1, article.uid).bind(2, article.title).bind(3, article.content)
+        insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
             .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
         try insert.run()
         guard tx.connection.changes == 1 else { return nil }
@@ -165,7 +165,7 @@ public struct ArticleStore: Sendable {
     /// The article with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Article? {
         let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE uid = ?")
-        stmt.bind(1, uid)
+        stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? article(from: stmt) : nil
     }
@@ -177,7 +177,7 @@ public struct ArticleStore: Sendable {
     }
 
     static func article(from stmt: Statement) -> Article {
-        Article(id: stmt.int64(0), uid: stmt.text(1), title: stmt.text(2), content: stmt.text(3),
+        Article(id: stmt.int64(0), uid: stmt.uid(1), title: stmt.text(2), content: stmt.text(3),
                 createdAt: Timestamp(milliseconds: stmt.int64(4)), updatedAt: Timestamp(milliseconds: stmt.int64(5)),
                 revision: stmt.int64(6))
     }

@@ -92,6 +92,27 @@ final class Connection {
         }
     }
 
+    /// Adds the SQL function `nk_uid(text)`: the 16 bytes of a UUID string, as uid columns store
+    /// them (see `Statement.bind(_:uid:)`); text that is not a UUID fails the statement. The
+    /// migration to compact rows converts every stored uid with it.
+    func addUIDFunction() throws {
+        let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, values in
+            guard count == 1, let value = values?[0], let text = sqlite3_value_text(value) else {
+                sqlite3_result_error(context, "nk_uid takes one text", -1)
+                return
+            }
+            let uid = String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+            guard let (high, low) = UID.halves(uid) else {
+                sqlite3_result_error(context, "a stored uid is not a UUID: \(NotesError.shown(uid, limit: 40))", -1)
+                return
+            }
+            var bytes = (high.bigEndian, low.bigEndian)
+            withUnsafeBytes(of: &bytes) { sqlite3_result_blob(context, $0.baseAddress, 16, csqlite_transient()) }
+        }
+        let rc = sqlite3_create_function_v2(db, "nk_uid", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, function, nil, nil, nil)
+        if rc != SQLITE_OK { throw lastError(rc) }
+    }
+
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
     var changes: Int { Int(sqlite3_changes(db)) }
 
@@ -188,12 +209,48 @@ final class Statement {
         return self
     }
 
+    // MARK: - Uids
+    //
+    // Every uid column (articles, drafts, conversations, messages, the change feed's deletes) stores
+    // the UUID as 16 bytes (a BLOB), not its 36 characters of text; the API keeps the text. Every
+    // SQL site that writes or reads a uid goes through these two.
+
+    /// Binds a UUID string (`0b6f6c1e-…`) as its 16 bytes. A string that is not a UUID fails the
+    /// next `step` with `.validation` (callers normalize uids first, so only a bug gets there).
+    @discardableResult
+    func bind(_ index: Int32, uid: String) -> Statement {
+        guard let (high, low) = UID.halves(uid) else {
+            bindFailure = SQLITE_MISMATCH
+            return self
+        }
+        var bytes = (high.bigEndian, low.bigEndian)
+        withUnsafeBytes(of: &bytes) { raw in
+            _ = sqlite3_bind_blob(self.raw, index, raw.baseAddress, 16, csqlite_transient())
+        }
+        return self
+    }
+
+    /// The UUID string of a uid column (16 bytes). A column holding anything else (only a damaged
+    /// or foreign-written file has one) is read as its text, so a read never fails on it.
+    func uid(_ column: Int32) -> String {
+        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 16,
+              let p = sqlite3_column_blob(raw, column) else { return text(column) }
+        let high = UInt64(bigEndian: p.loadUnaligned(as: UInt64.self))
+        let low = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        return UID.text(high: high, low: low)
+    }
+
+    func optionalUID(_ column: Int32) -> String? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : uid(column)
+    }
+
     /// Advances to the next row: true while there is one.
     func step() throws -> Bool {
         if bindFailure != SQLITE_OK {
             let rc = bindFailure
             bindFailure = SQLITE_OK
             if rc == SQLITE_TOOBIG { throw NotesError(.validation, "a text is too long to store (SQLite takes at most 1 000 000 000 bytes)") }
+            if rc == SQLITE_MISMATCH { throw NotesError.validation("uid", "a uid must be a UUID like 0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e") }
             throw Connection.error(code: rc, message: "cannot pass a value to SQLite")
         }
         let rc = sqlite3_step(raw)
@@ -233,6 +290,11 @@ final class Statement {
         let p = sqlite3_column_blob(raw, column)
         let n = Int(sqlite3_column_bytes(raw, column))
         return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : n))
+    }
+
+    func optionalBlob(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(raw, column) != SQLITE_NULL else { return nil }
+        return withBlob(column) { Array($0) }
     }
 
     func optionalText(_ column: Int32) -> String? {

@@ -52,7 +52,7 @@ public struct ConversationStore: Sendable {
         return try store.write { tx in
             let uid = UID.random()
             let insert = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0)")
-            insert.bind(1, uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
+            insert.bind(1, uid: uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
             try insert.run()
             let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
             try tx.record("conversation", .create, id: conversation.id, uid: uid, revision: nil)
@@ -92,7 +92,7 @@ public struct ConversationStore: Sendable {
             var messages: [(Int64, String)] = []
             var texts: [(id: Int64, content: String)] = []
             while try select.step() {
-                messages.append((select.int64(0), select.text(1)))
+                messages.append((select.int64(0), select.uid(1)))
                 texts.append((select.int64(0), select.text(2)))
             }
             for (messageId, uid) in messages {
@@ -114,7 +114,7 @@ public struct ConversationStore: Sendable {
     /// conversation already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ conversation: Conversation) throws -> Int64? {
         let stmt = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING")
-        stmt.bind(1, conversation.uid).bind(2, conversation.title).bind(3, conversation.createdAt.milliseconds)
+        stmt.bind(1, uid: conversation.uid).bind(2, conversation.title).bind(3, conversation.createdAt.milliseconds)
             .bind(4, conversation.lastActivityAt.milliseconds)
         try stmt.run()
         guard tx.connection.changes == 1 else { return nil }
@@ -146,7 +146,7 @@ public struct ConversationStore: Sendable {
     /// The conversation with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Conversation? {
         let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE uid = ?")
-        stmt.bind(1, uid)
+        stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? conversation(from: stmt) : nil
     }
@@ -176,7 +176,7 @@ public struct ConversationStore: Sendable {
     }
 
     static func conversation(from stmt: Statement) -> Conversation {
-        Conversation(id: stmt.int64(0), uid: stmt.text(1), title: stmt.text(2),
+        Conversation(id: stmt.int64(0), uid: stmt.uid(1), title: stmt.text(2),
                      createdAt: Timestamp(milliseconds: stmt.int64(3)), lastActivityAt: Timestamp(milliseconds: stmt.int64(4)))
     }
 }

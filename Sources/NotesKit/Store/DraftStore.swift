@@ -122,7 +122,7 @@ extension ArticleStore {
     /// has that uid. O(log n).
     static func insertDraft(_ tx: WriteContext, _ draft: Draft) throws -> Int64? {
         let stmt = try tx.prepare("INSERT INTO drafts(uid, article_id, base_revision, title, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        stmt.bind(1, draft.uid).bind(2, draft.articleId).bind(3, draft.baseRevision).bind(4, draft.title).bind(5, draft.content)
+        stmt.bind(1, uid: draft.uid).bind(2, draft.articleId).bind(3, draft.baseRevision).bind(4, draft.title).bind(5, draft.content)
             .bind(6, draft.createdAt.milliseconds).bind(7, draft.updatedAt.milliseconds)
         try stmt.run()
         return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
@@ -139,7 +139,7 @@ extension ArticleStore {
     /// The draft with `uid` (lower-case), or nil. O(log n).
     static func fetchDraft(_ db: Connection, uid: String) throws -> Draft? {
         let stmt = try db.prepare("SELECT \(draftColumns) FROM drafts WHERE uid = ?")
-        stmt.bind(1, uid)
+        stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? draft(from: stmt) : nil
     }
@@ -157,7 +157,7 @@ extension ArticleStore {
     }
 
     static func draft(from stmt: Statement) -> Draft {
-        Draft(id: stmt.int64(0), uid: stmt.text(1), articleId: stmt.optionalInt64(2), baseRevision: stmt.optionalInt64(3),
+        Draft(id: stmt.int64(0), uid: stmt.uid(1), articleId: stmt.optionalInt64(2), baseRevision: stmt.optionalInt64(3),
               title: stmt.text(4), content: stmt.text(5),
               createdAt: Timestamp(milliseconds: stmt.int64(6)), updatedAt: Timestamp(milliseconds: stmt.int64(7)))
     }

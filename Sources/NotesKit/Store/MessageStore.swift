@@ -133,7 +133,7 @@ public struct MessageStore: Sendable {
             func insertOne(_ index: Int) throws {
                 let m = prepared[index]
                 insert.reset()
-                insert.bind(1, m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
+                insert.bind(1, uid: m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
                     .bind(6, m.sender)
                 do {
                     try insert.run()
@@ -153,7 +153,7 @@ public struct MessageStore: Sendable {
                 let many = try tx.prepare(Self.multiRowInsert)
                 for k in 0..<per {
                     let m = prepared[start + k], p = Int32(6 * k)
-                    many.bind(p + 1, m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
+                    many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
                         .bind(p + 6, m.sender)
                 }
                 do {
@@ -184,7 +184,7 @@ public struct MessageStore: Sendable {
             let select = try tx.prepare("SELECT uid, content FROM messages WHERE id = ?")
             select.bind(1, id)
             guard try select.step() else { throw NotesError.notFound("message", id) }
-            let uid = select.text(0), content = select.text(1)
+            let uid = select.uid(0), content = select.text(1)
             let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
             delete.bind(1, id)
             try delete.run()
@@ -202,7 +202,7 @@ public struct MessageStore: Sendable {
     /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
         let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        stmt.bind(1, message.uid).bind(2, message.conversationId).bind(3, message.content)
+        stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
             .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
         try stmt.run()
         guard tx.connection.changes == 1 else { return nil }
@@ -217,7 +217,7 @@ public struct MessageStore: Sendable {
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
         let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE uid = ?")
-        stmt.bind(1, uid)
+        stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? message(from: stmt) : nil
     }
@@ -245,7 +245,7 @@ public struct MessageStore: Sendable {
     // MARK: - Rows
 
     static func message(from stmt: Statement) -> Message {
-        Message(id: stmt.int64(0), uid: stmt.text(1), conversationId: stmt.int64(2), content: stmt.text(3),
+        Message(id: stmt.int64(0), uid: stmt.uid(1), conversationId: stmt.int64(2), content: stmt.text(3),
                 fromMe: stmt.int64(4) != 0, sentAt: Timestamp(milliseconds: stmt.int64(5)), sender: stmt.optionalText(6))
     }
 }

@@ -56,7 +56,7 @@ final class ExportReader {
             FROM drafts d LEFT JOIN articles a ON a.id = d.article_id ORDER BY d.id
             """)
         defer { stmt.reset() }
-        while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalText(8)) }
+        while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
 }
 
@@ -75,7 +75,7 @@ extension ExportReader {
             FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
             """)
         defer { stmt.reset() }
-        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.text(7), stmt.text(8)) }
+        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).

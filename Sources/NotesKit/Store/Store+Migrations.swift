@@ -6,6 +6,9 @@ struct Migration: Sendable {
     let name: String
     let sql: String
     var then: (@Sendable (Connection) throws -> Void)? = nil
+    /// Copies tables into new ones and drops the old: runs with foreign keys off (dropping a
+    /// parent table would cascade), and the freed pages are given back after it commits.
+    var rebuildsTables = false
 }
 
 extension Store {
@@ -105,9 +108,12 @@ extension Store {
                 ('article_search_through', (SELECT coalesce(max(id), 0) FROM articles)),
                 ('message_search_through', (SELECT coalesce(max(id), 0) FROM messages));
             """),
+        // Uids as 16 bytes, small columns first, no index naming the rowid twice, and the change
+        // feed as runs of changes (see `Migration+CompactRows.swift` and `Feed.swift`).
+        Migration(name: CompactRowsMigration.name, sql: "", then: CompactRowsMigration.run, rebuildsTables: true),
         // Messages name their author in group chats (imported from Telegram, WhatsApp, ...); NULL
         // for the two-person chats, where from_me tells who wrote it.
-        Migration(name: "0005_message_sender", sql: """
+        Migration(name: "0006_message_sender", sql: """
             ALTER TABLE messages ADD COLUMN sender TEXT;
             """),
     ]
@@ -117,6 +123,9 @@ extension Store {
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
         // application's database is refused here, before switching to WAL would alter its header.
         try refuseForeignDatabase(db)
+        // Freed pages can be given back without rewriting the file (`Store.compact`). Takes effect
+        // only on a new, empty file (a store made before it is switched by one VACUUM).
+        if !readOnly, try scalar(db, "PRAGMA page_count") == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
         // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost. The
@@ -133,6 +142,11 @@ extension Store {
     static func migrate(_ db: Connection, readOnly: Bool) throws {
         if readOnly { return try checkSchema(db) }
         if try isCurrent(db) { return }
+        let hasList = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
+        let done = hasList ? try appliedMigrations(db) : []
+        let rebuilds = migrations.contains { $0.rebuildsTables && !done.contains($0.name) }
+        if rebuilds { try db.execute("PRAGMA foreign_keys = OFF") }
+        defer { if rebuilds { _ = try? db.execute("PRAGMA foreign_keys = ON") } }
         try db.transaction {
             try refuseForeignDatabase(db)
             try db.execute("CREATE TABLE IF NOT EXISTS migrations(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at INTEGER NOT NULL)")
@@ -149,6 +163,16 @@ extension Store {
                 try insert.run()
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
+        }
+        if rebuilds {
+            // Give the old tables' pages back: at once in incremental mode, else by the one VACUUM
+            // that switches the store to it (a store made before; `compact()` does it if this is
+            // interrupted, or fails, e.g. on a full disk: the migration itself has committed).
+            if try scalar(db, "PRAGMA auto_vacuum") == 2 {
+                _ = try? db.execute("PRAGMA incremental_vacuum")
+            } else {
+                _ = try? vacuumIntoIncrementalMode(db)
+            }
         }
     }
 

@@ -32,6 +32,9 @@ public final class Store: @unchecked Sendable {
     private var connection: Connection?
     private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
     private let nextSubscriberToken = Atomic<Int64>(1)
+    /// The first seqs of commits whose changes are being read back for the subscribers (bulk
+    /// commits): compaction keeps every change from the oldest of them on.
+    private let pins = Mutex<[Int64]>([])
     let cursors: CursorCodec
 
     /// True when opened with `readOnly`: every write fails with `.readOnly`.
@@ -155,18 +158,26 @@ public final class Store: @unchecked Sendable {
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
                 let result = try body(context)
+                try context.flushFeed()
                 try context.flushSearch()
                 return result
+            }
+            if context.overflowed, let first = context.firstSeq, !subscribers.withLock({ $0.isEmpty }) {
+                pins.withLock { $0.append(first) }
             }
             return (result, context)
         }
         if context.overflowed, let first = context.firstSeq {
             notifyCommitted(from: first, through: context.lastSeq)
+            pins.withLock { if let i = $0.firstIndex(of: first) { $0.remove(at: i) } }
         } else if !context.changes.isEmpty {
             notify(context.changes)
         }
         return result
     }
+
+    /// The oldest change a subscriber is still to be handed (see `pins`), or nil.
+    var oldestPinnedSeq: Int64? { pins.withLock { $0.min() } }
 
     /// Delivers the committed changes `first...last` to the subscribers, a page at a time.
     private func notifyCommitted(from first: Int64, through last: Int64) {
@@ -184,25 +195,23 @@ public final class Store: @unchecked Sendable {
 
     /// The changes committed after `since` (a `seq`), oldest first, at most `limit` of them.
     ///
-    /// Sees every commit to the file, from any handle or process. O(log n + limit).
+    /// Sees every commit to the file, from any handle or process. O(log n + limit). After a
+    /// ``compact(retainMilliseconds:)``, a `since` older than what it removed gets the compacted
+    /// feed: the latest change of every record changed after `since` (never a silent gap).
     public func changes(since: Int64 = 0, limit: Int = 1_000) throws -> [Change] {
+        try changes(since: since, limit: limit, withUIDs: true)
+    }
+
+    /// ``changes(since:limit:)``, with the uids left empty when `withUIDs` is false (the layout
+    /// needs only ids and revisions, and reads the feed before every call).
+    func changes(since: Int64, limit: Int, withUIDs: Bool) throws -> [Change] {
         try PageLimit.check(limit)
-        return try read { db in
-            let stmt = try db.prepare("SELECT seq, entity, op, entity_id, uid, revision, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?")
-            stmt.bind(1, since).bind(2, Int64(limit))
-            var out: [Change] = []
-            while try stmt.step() { out.append(Store.change(from: stmt)) }
-            return out
-        }
+        return try read { db in try Feed.changes(db, since: since, limit: limit, uids: withUIDs) }
     }
 
     /// The `seq` of the newest change, 0 for a store without any.
     public func lastChangeSeq() throws -> Int64 {
-        try read { db in
-            let stmt = try db.prepare("SELECT coalesce(max(seq), 0) FROM changes")
-            _ = try stmt.step()
-            return stmt.int64(0)
-        }
+        try read { db in try Feed.lastSeq(db) }
     }
 
     /// Calls `callback` after each commit made through this store handle, with that commit's
@@ -227,10 +236,6 @@ public final class Store: @unchecked Sendable {
         for callback in callbacks { callback(changes) }
     }
 
-    static func change(from stmt: Statement) -> Change {
-        Change(seq: stmt.int64(0), entity: stmt.text(1), operation: Change.Operation(rawValue: stmt.text(2)) ?? .update,
-               entityId: stmt.int64(3), uid: stmt.text(4), revision: stmt.optionalInt64(5), at: Timestamp(milliseconds: stmt.int64(6)))
-    }
 }
 
 /// What a write transaction sees: the connection, the time of the write, and the change feed.
@@ -257,36 +262,31 @@ final class WriteContext {
 
     func prepare(_ sql: String) throws -> Statement { try connection.prepare(sql) }
 
-    /// Appends one change to the feed, in the same transaction as the write it describes.
+    /// The seq the next change gets (0 until the first change of the transaction reads it).
+    private var nextSeq: Int64 = 0
+    /// The changes recorded but not yet written to the feed: one row per run (see ``Feed``).
+    private var run = FeedRun()
+
+    /// Appends one change to the feed, in the same transaction as the write it describes. Changes
+    /// of one kind (and revision) in a row share one feed row, written when the run ends.
     func record(_ entity: String, _ operation: Change.Operation, id: Int64, uid: String, revision: Int64?) throws {
-        let stmt = try connection.prepare("INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES (?, ?, ?, ?, ?, ?)")
-        stmt.bind(1, entity).bind(2, operation.rawValue).bind(3, id).bind(4, uid).bind(5, revision).bind(6, now.milliseconds)
-        try stmt.run()
-        recorded(Change(seq: connection.lastInsertRowID, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+        guard let kind = Feed.kind(entity, operation) else { throw NotesError(.internalError, "no feed kind for \(entity) \(operation)") }
+        if nextSeq == 0 { nextSeq = try Feed.lastSeq(connection) + 1 }
+        let seq = nextSeq
+        nextSeq += 1
+        if !run.accepts(kind: kind, revision: revision, at: now.milliseconds) { try run.write(connection) }
+        run.append(kind: kind, revision: revision, at: now.milliseconds, seq: seq, id: id, uid: operation == .delete ? uidBytes(uid) : nil)
+        recorded(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
     }
 
-    /// Appends one `create` change per (id, uid), in order, ``changesPerInsert`` rows per
-    /// statement: a bulk write of a million rows does not pay a statement per change. Same feed
-    /// as ``record(_:_:id:uid:revision:)``.
+    /// Records one `create` per (id, uid), in order: one feed row for a run of consecutive ids.
     func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
-        let per = Self.changesPerInsert, whole = ids.count / per * per
         if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
-        for start in stride(from: 0, to: whole, by: per) {
-            let stmt = try connection.prepare(Self.multiRowChange)
-            for k in 0..<per {
-                let p = Int32(4 * k)
-                stmt.bind(p + 1, entity).bind(p + 2, ids[start + k]).bind(p + 3, uids[start + k]).bind(p + 4, now.milliseconds)
-            }
-            try stmt.run()
-            // One statement under the write lock: its seqs are consecutive.
-            let firstSeq = connection.lastInsertRowID - Int64(per - 1)
-            for k in 0..<per {
-                recorded(Change(seq: firstSeq + Int64(k), entity: entity, operation: .create, entityId: ids[start + k],
-                                uid: uids[start + k], revision: nil, at: now))
-            }
-        }
-        for k in whole..<ids.count { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+        for k in ids.indices { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
     }
+
+    /// Writes the last run of changes to the feed (before the transaction commits).
+    func flushFeed() throws { try run.write(connection) }
 
     /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
     private func recorded(_ change: Change) {
@@ -300,8 +300,4 @@ final class WriteContext {
             changes = []
         }
     }
-
-    static let changesPerInsert = 64
-    static let multiRowChange = "INSERT INTO changes(entity, op, entity_id, uid, revision, at) VALUES "
-        + Array(repeating: "(?, 'create', ?, ?, NULL, ?)", count: changesPerInsert).joined(separator: ", ")
 }

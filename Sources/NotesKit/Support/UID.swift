@@ -75,6 +75,25 @@ public enum UID {
         }
     }
 
+    /// The two big-endian 64-bit halves of a UUID string (hyphens ignored, either case), or nil
+    /// when it is not 32 hex digits: how a uid is stored (16 bytes, see `Statement.bind(_:uid:)`).
+    static func halves(_ uid: String) -> (high: UInt64, low: UInt64)? {
+        var high: UInt64 = 0, low: UInt64 = 0, digits = 0
+        for c in uid.utf8 {
+            if c == 45 { continue }
+            let digit: UInt64
+            switch c {
+            case 48...57: digit = UInt64(c - 48)
+            case 97...102: digit = UInt64(c - 87)
+            case 65...70: digit = UInt64(c - 55)
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | digit } else if digits < 32 { low = low << 4 | digit } else { return nil }
+            digits += 1
+        }
+        return digits == 32 ? (high, low) : nil
+    }
+
     /// The canonical (lower-case) form of a UUID string, or a `.validation` error naming `field`.
     public static func normalized(_ text: String, field: String = "uid") throws -> String {
         let b = Array(text.utf8)

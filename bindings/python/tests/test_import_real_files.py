@@ -343,7 +343,7 @@ def test_a_store_from_before_senders_opens_and_gets_them(tmp_path):
         s.conversations.create("Alice").send("hi")
     with sqlite3.connect(db) as raw:
         raw.execute("ALTER TABLE messages DROP COLUMN sender")
-        raw.execute("DELETE FROM migrations WHERE name = '0005_message_sender'")
+        raw.execute("DELETE FROM migrations WHERE name = '0006_message_sender'")
     with nk.Store.open(db) as s:
         c = next(iter(s.conversations))
         assert [(m.content, m.sender) for m in s.messages.history(c.id)] == [("hi", None)]

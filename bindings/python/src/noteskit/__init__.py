@@ -17,6 +17,7 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .chat import Conversations, Messages
 from .exchange import ExportReport, ImportReport, SkippedRecord
+from .feed import CompactReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
@@ -40,7 +41,7 @@ def library_version() -> str:
 __all__ = [
     "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
-    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "ConflictError", "Conversation",
+    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError", "SkippedRecord",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",

@@ -205,6 +205,8 @@ nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c
                              c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
 nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
+# int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
+nk_store_compact = _declare("nk_store_compact", c_int32, c_void_p, c_int64, c_void_pp)
 
 
 # ---- Conversations ------------------------------------------------------------------------------

@@ -16,7 +16,10 @@ from .chat import Conversations, Messages
 from .models import Article, Change, Page, SearchHit, format_time, parse_time, walk
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     from .exchange import ExportReport, ImportReport
+    from .feed import CompactReport
     from .layout import ArticleRowStyle, BubbleStyle, Layout
 
 _I64 = 2 ** 63
@@ -216,6 +219,33 @@ class Store:
         Every write keeps the index up to date; this is for repair.
         """
         _ffi.check(_ffi.nk_store_reindex(self.handle))
+
+    def compact(self, retain: Union[None, float, "timedelta"] = None) -> "CompactReport":
+        """Compacts the change feed and gives the freed pages back; returns a :class:`CompactReport`.
+
+        Removes every change that a newer change of the same record supersedes (as CouchDB keeps
+        each document's latest change): each record keeps its latest change, deletes included.
+        Changes recorded within ``retain`` (a ``timedelta`` or seconds; ``None`` keeps none for
+        that reason) stay as they are, and so do those a subscriber is still to be handed. A
+        reader whose ``since`` is older than what was removed gets the latest change of every
+        record changed after it, never a silent gap. One write transaction.
+        """
+        from datetime import timedelta
+
+        from .feed import CompactReport
+
+        if retain is None:
+            ms = 0
+        elif isinstance(retain, timedelta):
+            ms = int(retain.total_seconds() * 1000)
+        elif isinstance(retain, (int, float)) and not isinstance(retain, bool):
+            if not -2 ** 52 < retain < 2 ** 52:  # NaN and infinities too
+                raise ValidationError(f"retain must be a number of seconds, got {retain}", field="retain")
+            ms = int(retain * 1000)
+        else:
+            raise InvalidArgumentError(f"retain must be a timedelta, a number of seconds or None, got {type(retain).__name__}",
+                                       field="retain")
+        return CompactReport._from_json(_ffi.call_json(_ffi.nk_store_compact, self.handle, ms))
 
     def last_change_seq(self) -> int:
         """The ``seq`` of the newest change, 0 if there is none."""

@@ -1,0 +1,159 @@
+/// What ``Store/compact(retainMilliseconds:)`` did.
+public struct CompactReport: Equatable, Sendable {
+    /// Changes removed from the feed: each was superseded by a newer change of the same record.
+    public var changesRemoved: Int
+    /// Changes the feed holds after the compaction.
+    public var changesKept: Int
+    /// Bytes of the store file given back (freed pages times the page size). In WAL mode the file
+    /// itself shrinks at the next checkpoint.
+    public var bytesFreed: Int64
+    /// The compaction horizon: a superseded change with a seq up to this one was removed. A
+    /// reader whose `since` is below it reads the compacted feed (each record's latest change).
+    public var horizon: Int64
+
+    public init(changesRemoved: Int, changesKept: Int, bytesFreed: Int64, horizon: Int64) {
+        self.changesRemoved = changesRemoved
+        self.changesKept = changesKept
+        self.bytesFreed = bytesFreed
+        self.horizon = horizon
+    }
+}
+
+extension Store {
+    /// Compacts the change feed and gives the freed pages back to the file system.
+    ///
+    /// Removes every change that a newer change of the same record supersedes — as CouchDB's feed
+    /// keeps only each document's latest change — except those that a commit still being handed to
+    /// a subscriber needs, and those recorded within the last `retainMilliseconds` (a retention
+    /// window; 0 keeps none of them). The latest change of every record stays, deletes included
+    /// (tombstones), so a reader at any `since` gets every record changed after it: one whose
+    /// `since` is older than the removed changes reads the compacted feed (the latest change of
+    /// each such record, e.g. an `update` without its `create`), never a silent gap.
+    ///
+    /// Then frees the pages: `PRAGMA incremental_vacuum` (stores are in incremental auto-vacuum
+    /// mode), or, for a store still without it (migrated, and its one-time `VACUUM` interrupted),
+    /// a `VACUUM` that switches it. One write transaction; O(n) in the feed's changes.
+    public func compact(retainMilliseconds: Int64 = 0) throws -> CompactReport {
+        guard retainMilliseconds >= 0 else {
+            throw NotesError.validation("retain", "the retention window must be 0 or more, got \(retainMilliseconds) ms")
+        }
+        let pinned = oldestPinnedSeq
+        var report = try write { tx -> CompactReport in
+            let db = tx.connection
+            let pagesBefore = try Store.scalar(db, "PRAGMA page_count")
+            let last = try Feed.lastSeq(db)
+            var horizon = last
+            if let pinned { horizon = min(horizon, pinned - 1) }
+            if retainMilliseconds > 0 {
+                let cutoff = tx.now.milliseconds - min(retainMilliseconds, tx.now.milliseconds - Timestamp.range.lowerBound)
+                let stmt = try db.prepare("SELECT seq FROM feed WHERE at >= ? ORDER BY seq LIMIT 1")
+                stmt.bind(1, cutoff)
+                if try stmt.step() { horizon = min(horizon, stmt.int64(0) - 1) }
+                stmt.reset()
+            }
+            let (removed, kept) = try Store.compactFeed(db, through: horizon)
+            let meta = try db.prepare("INSERT INTO meta(key, value) VALUES ('feed_horizon', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)")
+            meta.bind(1, horizon)
+            try meta.run()
+            var freed: Int64 = 0
+            if try Store.scalar(db, "PRAGMA auto_vacuum") == 2 {
+                try db.execute("PRAGMA incremental_vacuum")
+                freed = max(0, pagesBefore - (try Store.scalar(db, "PRAGMA page_count"))) * (try Store.scalar(db, "PRAGMA page_size"))
+            }
+            return CompactReport(changesRemoved: removed, changesKept: kept, bytesFreed: freed, horizon: horizon)
+        }
+        if try read({ db in try Store.scalar(db, "PRAGMA auto_vacuum") }) != 2 {
+            report.bytesFreed = try read { db in try Store.vacuumIntoIncrementalMode(db) }
+        }
+        return report
+    }
+
+    /// Rewrites the whole file with `auto_vacuum = INCREMENTAL` (VACUUM; outside any transaction):
+    /// what a store made before that mode needs once. Returns the bytes it gave back.
+    static func vacuumIntoIncrementalMode(_ db: Connection) throws -> Int64 {
+        let before = try scalar(db, "PRAGMA page_count")
+        try db.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+        return max(0, before - (try scalar(db, "PRAGMA page_count"))) * (try scalar(db, "PRAGMA page_size"))
+    }
+
+    /// Removes each change with a seq up to `horizon` that a newer change of the same record
+    /// supersedes. Walks the feed newest first, remembering the records seen; a row that loses
+    /// changes is written again (its contiguous stretches as rows of their own). Returns the
+    /// changes removed and kept.
+    static func compactFeed(_ db: Connection, through horizon: Int64) throws -> (removed: Int, kept: Int) {
+        var seen: [Set<Int64>] = [[], [], []]
+        var removed = 0, kept = 0
+        var emptied: [Int64] = []
+        var rewritten: [(row: FeedRow, keep: [FeedEntry])] = []
+        let walk = try db.prepare("SELECT \(Feed.columns) FROM feed ORDER BY seq DESC")
+        while try walk.step() {
+            let row = FeedRow(walk)
+            guard row.kind >= 0 && row.kind < 9 else { throw Feed.damaged("an unknown kind \(row.kind)") }
+            let e = Int(row.kind % 3)
+            var dropped = Set<Int64>()  // seqs of superseded changes that may go
+            if row.entries == nil {
+                // A contiguous run (a bulk write): looked at without listing it.
+                guard row.lastSeq >= row.seq else { throw Feed.damaged("row \(row.seq) ends before it starts") }
+                for k in stride(from: row.lastSeq - row.seq, through: 0, by: -1) {
+                    if !seen[e].insert(row.entityId + k).inserted && row.seq + k <= horizon { dropped.insert(row.seq + k) }
+                }
+                if dropped.isEmpty {
+                    kept += Int(row.lastSeq - row.seq + 1)
+                    continue
+                }
+            }
+            let entries = try row.all()
+            var keep: [FeedEntry] = []
+            keep.reserveCapacity(entries.count)
+            for entry in entries.reversed() {
+                if row.entries == nil {
+                    if dropped.contains(entry.seq) { continue }
+                } else if !seen[e].insert(entry.id).inserted && entry.seq <= horizon {
+                    continue
+                }
+                keep.append(entry)
+            }
+            removed += entries.count - keep.count
+            kept += keep.count
+            if keep.isEmpty {
+                emptied.append(row.seq)
+            } else if keep.count < entries.count {
+                rewritten.append((row, keep.reversed()))
+            }
+        }
+        walk.reset()
+        let delete = try db.prepare("DELETE FROM feed WHERE seq = ?")
+        for seq in emptied {
+            delete.bind(1, seq)
+            try delete.run()
+            delete.reset()
+        }
+        for (row, keep) in rewritten {
+            delete.bind(1, row.seq)
+            try delete.run()
+            delete.reset()
+            try writeRows(db, like: row, keep)
+        }
+        return (removed, kept)
+    }
+
+    /// Writes `entries` (in seq order) as feed rows of `row`'s kind, revision and instant: each
+    /// contiguous stretch of 16 or more changes as a row of its own, the others listed.
+    static func writeRows(_ db: Connection, like row: FeedRow, _ entries: [FeedEntry]) throws {
+        var run = FeedRun()
+        var start = 0
+        while start < entries.count {
+            var end = start + 1
+            while end < entries.count, entries[end].seq == entries[end - 1].seq + 1, entries[end].id == entries[end - 1].id + 1 { end += 1 }
+            let stretch = entries[start..<end]
+            if stretch.count >= 16 { try run.write(db) }
+            for entry in stretch {
+                if !run.accepts(kind: row.kind, revision: row.revision, at: row.at) { try run.write(db) }
+                run.append(kind: row.kind, revision: row.revision, at: row.at, seq: entry.seq, id: entry.id, uid: entry.uid)
+            }
+            if stretch.count >= 16 { try run.write(db) }
+            start = end
+        }
+        try run.write(db)
+    }
+}
