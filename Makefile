@@ -71,6 +71,7 @@ bench: lib venv
 	$(PY) benchmarks/chat_bench.py
 	$(PY) benchmarks/exchange_bench.py
 	$(PY) benchmarks/search_bench.py
+	$(PY) benchmarks/bulk_write_bench.py
 
 # The long reliability runs (threads, processes, kill -9, the hostile-ABI sweep, 1 000 000 fuzz inputs,
 # a 1 000 000-call leak session and valgrind, broken files); each prints its figures, then a table.

@@ -89,7 +89,7 @@ struct ArrowArrayStream {
 #endif  // ARROW_C_STREAM_INTERFACE
 
 /* The ABI version this header describes; compare with nk_abi_version() before any other call. */
-#define NK_ABI_VERSION 1
+#define NK_ABI_VERSION 2
 
 /* Status codes. */
 #define NK_OK 0
@@ -181,11 +181,12 @@ int32_t nk_store_set_max_size(nk_store *store, int64_t max_bytes, int64_t *out_m
 /* Saves a new article. *out_json (owned): the article. */
 int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
 
-/* Saves many articles in one transaction, all or none. records_json: a JSON array of
- * {"title","content", "uid"?, "created_at"?, "updated_at"?} (other fields are refused).
- * *out_json (owned): what the store assigned, in input order: [{"id","uid","created_at","updated_at"}]
- * (title and content are stored as given, revision is 1). */
-int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
+/* Saves many articles in one transaction, all or none. records: an Arrow stream of struct batches
+ * (see "Bulk writes" below) with the columns title, content (required), uid, created_at, updated_at;
+ * another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned (below),
+ * with two times a row (created_at, then updated_at) and, with NK_CREATED_TEXT, the texts title and
+ * content; the revision is 1. */
+int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 
 /* *out_json (owned): the article with id. */
 int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
@@ -281,11 +282,34 @@ int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
 /* Deletes the message. */
 int32_t nk_message_delete(nk_store *store, int64_t id);
 
-/* Adds many messages to the conversation in one transaction, all or none. records_json: a JSON
- * array of {"content","from_me", "uid"?, "sent_at"?, "sender"?}; another field is NK_E_VALIDATION.
- * *out_json (owned): what the store assigned to each, in record order: [{"id","uid","sent_at"}, ...].
- * Fresh message uids are time-ordered (UUID version 7). */
-int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
+/* Adds many messages to the conversation in one transaction, all or none. records: an Arrow stream
+ * of struct batches (see "Bulk writes" below) with the columns content, from_me (required), uid,
+ * sent_at, sender; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
+ * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the texts
+ * content and sender ("" for a message without one). Fresh message uids are time-ordered (UUID version 7). */
+int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
+                               void **out_created);
+
+/* ---- Bulk writes -------------------------------------------------------------------------------
+ * Records in: an ArrowArrayStream whose schema is a struct ("+s"), one child per record field, named
+ * as the field. The library takes the stream over: it calls records->release exactly once, on
+ * success and on every failure (a NULL or already-released stream is NK_E_INVALID_ARGUMENT), and
+ * releases the schema and every batch it obtains. Columns read: text fields "u", "U", "vu" or a
+ * dictionary of them; from_me "b" or integers 0/1; times "ts?:" of any unit, with or without a time
+ * zone (naive = UTC), integer milliseconds since 1970 UTC, or ISO-8601 text. Sliced arrays (offset
+ * != 0) and nulls in optional fields are read. A null in a required field is NK_E_VALIDATION with
+ * the record's index (0-based, across batches) as the error's "line" and the column as its "field";
+ * so is a column of the wrong type, a missing or repeated column and a column holding more than
+ * 2 GiB of text in one batch. A malformed array (lengths that differ, offsets that decrease or name
+ * unmapped memory, dictionary indices out of range, a failing get_next) is NK_E_INVALID_ARGUMENT
+ * naming the column. Nothing is written unless every record is good.
+ *
+ * out_created: one buffer, each part starting on an 8-byte boundary:
+ *   int64_t count; int64_t id[count]; int64_t time[times][count] (UTC milliseconds);
+ *   uint8_t from_me[count] (messages only); char uid[count][36] (ASCII, not NUL-terminated);
+ *   then with NK_CREATED_TEXT, per text field: int64_t bytes; int64_t offsets[count + 1] in code points
+ *   (not bytes: a caller decodes the text once and slices it); the UTF-8 bytes. */
+#define NK_CREATED_TEXT 1
 /* ---- Layout ----------------------------------------------------------------------------------- */
 /* Text is measured with Pango (FT2 backend) at 72 dpi, wrapped PANGO_WRAP_WORD_CHAR, with NotesKit's
  * pinned fonts only (WenQuanYi Micro Hei, DejaVu Sans; NK_E_FONT names the Debian package when one

@@ -58,7 +58,8 @@ FORGED_HANDLES = [1, 0x10, 0xDEADBEEF0, 2 ** 60 + 1, 2 ** 64 - 16, 0xFFFF_FFFF_F
 class Param:
     ctype: str
     name: str
-    role: str            # handle, out_handle, string, out_string, out_scalar, int64, int32, double, callback, user_data, pointer
+    role: str            # handle, out_handle, string, out_string, out_scalar, out_buffer, int64, int32, double, callback,
+                         # user_data, pointer, arrow_stream
     kind: str = ""       # the handle type for handle/out_handle
     nullable: bool = False
 
@@ -137,6 +138,10 @@ def _param(text: str, handle_types: List[str], callbacks: List[str], doc: str) -
         return Param(ctype, name, role, nullable=role == "string" and name in _nullable_names(doc))
     if base == "void" and stars == 1:
         return Param(ctype, name, "user_data" if "user_data" in name else "pointer")
+    if base == "void" and stars == 2:
+        return Param(ctype, name, "out_buffer")
+    if base == "struct ArrowArrayStream" and stars == 1 and not name.startswith("out"):
+        return Param(ctype, name, "arrow_stream")
     if stars == 1 and base in ("int64_t", "int32_t", "double", "uint8_t"):
         return Param(ctype, name, "out_scalar", kind=base)
     if stars == 0 and base in ("int64_t", "int32_t", "double"):
@@ -237,8 +242,15 @@ class Sweep:
             return ctx.handle(p.kind)
         if p.role == "out_handle":
             return byref(c_void_p())
-        if p.role == "out_string":
+        if p.role in ("out_string", "out_buffer"):
             return byref(c_void_p())
+        if p.role == "arrow_stream":  # records in: one good record, packed as the package packs them
+            from noteskit import _columns
+            fields = _columns.ARTICLE_FIELDS if "nk_article" in export.name else _columns.MESSAGE_FIELDS
+            stream = _columns.pack([{"title": "t", "content": "c"} if "nk_article" in export.name
+                                    else {"content": "c", "from_me": True}], fields)
+            self.keep.append(stream)
+            return byref(stream.struct)
         if p.role == "out_scalar":
             return byref({"int64_t": c_int64, "int32_t": c_int32, "double": c_double}.get(p.kind, c_int64)())
         if p.role == "string":
@@ -289,8 +301,14 @@ class Sweep:
                 if closed is not None and self.closer(p.kind):
                     self.close_handle(p.kind, closed)
                     out.append(("closed", closed, (E["NK_E_CLOSED"],)))
-        elif p.role in ("out_handle", "out_string", "out_scalar"):
+        elif p.role in ("out_handle", "out_string", "out_scalar", "out_buffer"):
             out.append(("NULL", None, (E["NK_E_INVALID_ARGUMENT"],)))
+        elif p.role == "arrow_stream":
+            from noteskit import _ffi
+            out.append(("NULL", None, (E["NK_E_INVALID_ARGUMENT"],)))
+            released = _ffi.ArrowArrayStream()  # all zero: release is NULL, as after a release
+            self.keep.append(released)
+            out.append(("released", byref(released), (E["NK_E_INVALID_ARGUMENT"],)))
         elif p.role == "callback":
             null_function = getattr(self.ffi, p.ctype.replace("*", "").strip())()  # ctypes' NULL function pointer
             out.append(("NULL", null_function, None if p.nullable else (E["NK_E_INVALID_ARGUMENT"],)))
@@ -331,7 +349,7 @@ class Sweep:
         for p, a in zip(export.params, args):
             if a is None or not hasattr(a, "_obj"):
                 continue
-            if p.role == "out_string" and a._obj.value:
+            if p.role in ("out_string", "out_buffer") and a._obj.value:
                 self.ffi.nk_free(a._obj.value)
                 a._obj.value = None
             elif p.role == "out_handle" and a._obj.value:

@@ -44,18 +44,91 @@ def _split(data: bytes, parts: int) -> List[bytes]:
 
 # ---- Targets that need only articles ----------------------------------------------------------
 
-def records_json(store: nk.Store, data: bytes) -> None:
-    """Raw bytes as the bulk-create JSON the C ABI parses (the library's own JSON parser)."""
+def arrow_records(store: nk.Store, data: bytes) -> None:
+    """Raw bytes as an Arrow batch of articles built by hand (the library's Arrow reader): the first
+    part picks the title column's layout (string, large_string, a dictionary with int8 indices) and
+    its value lengths, the second is its bytes, the third its validity bitmap (or the dictionary's
+    indices). Offsets stay within the bytes given (the C Data Interface carries no buffer sizes: a
+    producer must not claim more); every value, null and index is the fuzzer's."""
+    from noteskit._ffi import ArrowArray, ArrowSchema
+    from noteskit import _columns
+
+    spec, text, bits = _split(data, 3)
+    n = spec[0] % 9 if spec else 0
+    layout = spec[1] % 3 if len(spec) > 1 else 0
+    lengths = list(spec[2:2 + n]) + [0] * max(0, n - len(spec[2:2 + n]))
+    offsets = [0]
+    for length in lengths:
+        offsets.append(min(offsets[-1] + length, len(text)))
+    large = layout == 1
+    validity = (bits + b"\xff" * 2)[:2] if bits else None
+    keep: List[Any] = []
+
+    def array(length: int, buffers: List[Optional[bytes]], null_count: int, dictionary: Any = None) -> ArrowArray:
+        a = ArrowArray()
+        pointers = (c_void_p * len(buffers))(*[None if b is None else ctypes.cast(ctypes.c_char_p(b), c_void_p).value for b in buffers])
+        keep.extend([pointers, buffers])
+        a.length, a.null_count, a.n_buffers, a.buffers = length, null_count, len(buffers), pointers
+        a.release = _columns._release_array
+        if dictionary is not None:
+            keep.append(dictionary)
+            a.dictionary = ctypes.pointer(dictionary)
+        return a
+
+    def schema(format: bytes, name: bytes, dictionary: Any = None) -> ArrowSchema:
+        s = ArrowSchema()
+        s.format, s.name, s.release = format, name, _columns._release_schema
+        if dictionary is not None:
+            keep.append(dictionary)
+            s.dictionary = ctypes.pointer(dictionary)
+        return s
+
+    packed_offsets = b"".join(o.to_bytes(8 if large else 4, "little", signed=True) for o in offsets)
+    if layout == 2:  # a dictionary of the values, indexed by the third part's bytes (int8, any value)
+        values = array(n, [None, packed_offsets, text], 0)
+        indices = (bits + bytes(n))[:n]
+        title = array(n, [None, indices], 0, dictionary=values)
+        title_schema = schema(b"c", b"title", dictionary=schema(b"u", b""))
+    else:
+        title = array(n, [validity, packed_offsets, text], -1 if validity else 0)
+        title_schema = schema(b"U" if large else b"u", b"title")
+    content_offsets = b"".join(k.to_bytes(4, "little") for k in range(n + 1))
+    content = array(n, [None, content_offsets, b"c" * n], 0)
+    columns = _columns.Stream(_struct_schema([title_schema, schema(b"u", b"content")], keep),
+                              [_struct_array(n, [title, content], keep)])
     before = store.articles.count()
     out = c_void_p()
-    status = _ffi.nk_article_create_many(store.handle, data.split(b"\0", 1)[0], byref(out))
+    status = _ffi.nk_article_create_many(store.handle, byref(columns.struct), 0, byref(out))
     if status:
         error = _ffi.last_error()
         assert store.articles.count() == before, "a refused bulk create wrote something"
         raise error
-    created = json.loads(ctypes.string_at(out.value))
     _ffi.nk_free(out.value)
-    assert store.articles.count() == before + len(created)
+    assert store.articles.count() == before + n
+
+
+def _struct_schema(children: List[Any], keep: List[Any]) -> Any:
+    from noteskit._ffi import ArrowSchema
+    from noteskit import _columns
+
+    s = ArrowSchema()
+    pointers = (ctypes.POINTER(ArrowSchema) * len(children))(*[ctypes.pointer(c) for c in children])
+    keep.extend([pointers, children])
+    s.format, s.n_children, s.children, s.release = b"+s", len(children), pointers, _columns._release_schema
+    return s
+
+
+def _struct_array(n: int, children: List[Any], keep: List[Any]) -> Any:
+    from noteskit._ffi import ArrowArray
+    from noteskit import _columns
+
+    a = ArrowArray()
+    pointers = (ctypes.POINTER(ArrowArray) * len(children))(*[ctypes.pointer(c) for c in children])
+    top = (c_void_p * 1)(None)
+    keep.extend([pointers, children, top])
+    a.length, a.n_buffers, a.buffers, a.n_children, a.children = n, 1, top, len(children), pointers
+    a.release = _columns._release_array
+    return a
 
 
 def article_text(store: nk.Store, data: bytes) -> None:
@@ -80,7 +153,7 @@ def cursor(store: nk.Store, data: bytes) -> None:
 
 
 TARGETS: Dict[str, Callable[[nk.Store, bytes], None]] = {
-    "records_json": records_json,
+    "arrow_records": arrow_records,
     "article_text": article_text,
     "cursor": cursor,
 }
@@ -92,19 +165,6 @@ def _conversation(store: nk.Store) -> Any:
     for c in store.conversations.iter():
         return c
     return store.conversations.create("fuzz")
-
-
-def message_records_json(store: nk.Store, data: bytes) -> None:
-    """Raw bytes as the bulk-insert JSON of messages (the C ABI's record reader)."""
-    conv = _conversation(store)
-    before = store.last_change_seq()
-    out = c_void_p()
-    status = _ffi.nk_message_insert_many(store.handle, conv.id, data.split(b"\0", 1)[0], byref(out))
-    if status:
-        error = _ffi.last_error()
-        assert store.last_change_seq() == before, "a refused bulk insert wrote something"
-        raise error
-    _ffi.nk_free(out.value)
 
 
 def message_text(store: nk.Store, data: bytes) -> None:
@@ -213,7 +273,6 @@ def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
     """Every target the loaded library can run."""
     targets = dict(TARGETS)
     if hasattr(store, "conversations"):
-        targets["message_records_json"] = message_records_json
         targets["message_text"] = message_text
     if hasattr(store, "import_"):
         for fmt, suffix in (("json", ".json"), ("jsonl", ".jsonl"), ("csv", ".csv")):

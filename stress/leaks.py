@@ -37,6 +37,12 @@ def _steps(store: nk.Store) -> List[Callable[[], Any]]:
         for x in state.pop("bulk"):
             a.delete(x.id)
 
+    def bulk_refused() -> None:  # read by the Arrow reader, refused at record 1: nothing kept, all released
+        try:
+            a.create_many([{"title": "t", "content": "c"}, {"title": "t", "content": None}])
+        except nk.ValidationError:
+            pass
+
     def not_found() -> None:
         try:
             a.get(-5)
@@ -76,7 +82,7 @@ def _steps(store: nk.Store) -> List[Callable[[], Any]]:
         page_twice,
         a.count,
         lambda: store.changes(since=max(0, store.last_change_seq() - 10), limit=10),
-        bulk, delete_bulk, not_found, invalid, forged_cursor, draft_cycle,
+        bulk, delete_bulk, bulk_refused, not_found, invalid, forged_cursor, draft_cycle,
         lambda: a.delete(state["a"].id),
     ]
     if hasattr(store, "conversations"):

@@ -13,22 +13,6 @@ public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<C
     }
 }
 
-private let articleFields: Set<String> = ["title", "content", "uid", "created_at", "updated_at"]
-
-@_cdecl("nk_article_create_many")
-public func nk_article_create_many(_ handle: OpaquePointer?, _ recordsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let store = try store(handle)
-        let input = try records(recordsJSON, "records_json") { r in
-            try r.onlyFields(articleFields)
-            return NewArticle(title: try r.string("title"), content: try r.string("content"), uid: try r.optionalString("uid"),
-                              createdAt: try r.optionalTimestamp("created_at"), updatedAt: try r.optionalTimestamp("updated_at"))
-        }
-        let created = try store.articles.createMany(input)
-        w.list(created) { $0.created($1) }
-    }
-}
-
 @_cdecl("nk_article_get")
 public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in

@@ -85,21 +85,3 @@ public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON
 public func nk_message_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
     call { try store(handle).messages.delete(id) }
 }
-
-private let messageFields: Set<String> = ["content", "from_me", "uid", "sent_at", "sender"]
-
-@_cdecl("nk_message_insert_many")
-public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: Int64, _ recordsJSON: UnsafePointer<CChar>?,
-                                   _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let store = try store(handle)
-        let input = try records(recordsJSON, "records_json") { r in
-            try r.onlyFields(messageFields)
-            guard let fromMe = try r.optionalBool("from_me") else { throw r.fail("from_me", "from_me is missing") }
-            return NewMessage(content: try r.string("content"), fromMe: fromMe, uid: try r.optionalString("uid"),
-                              sentAt: try r.optionalTimestamp("sent_at"), sender: try r.optionalString("sender"))
-        }
-        let created = try store.messages.insertMany(input, in: conversationID)
-        w.list(created) { $0.created($1) }
-    }
-}

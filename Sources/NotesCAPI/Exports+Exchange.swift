@@ -72,42 +72,20 @@ private func exchangeFormat(_ pointer: UnsafePointer<CChar>?) throws -> Exchange
 }
 
 /// The options object (NULL: none), refusing an option the call does not know.
-private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> OptionsReader {
-    guard let text = try optionalString(pointer, "options_json") else { return OptionsReader(members: []) }
-    let value: JSONValue
-    do {
-        value = try JSONValue.parse(text)
-    } catch {
-        throw NotesError(.invalidArgument, "options_json is not valid JSON: \(error.message)", field: "options_json")
-    }
-    guard case let .object(members) = value else {
-        throw NotesError(.invalidArgument, "options_json must be a JSON object", field: "options_json")
-    }
-    for (key, _) in members where !allowed.contains(key) {
-        throw NotesError(.validation, "unknown option \"\(key.prefix(40))\" (expected \(allowed.joined(separator: ", ")))", field: key)
-    }
-    return OptionsReader(members: members)
+private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> JSONObject {
+    guard let text = try optionalString(pointer, "options_json") else { return JSONObject(kind: .validation) }
+    let options = try JSONObject.parse(argument: text, "options_json")
+    try options.only(allowed, what: "option")
+    return options
 }
 
-private struct OptionsReader {
-    let members: [(String, JSONValue)]
-
-    func value(_ key: String) -> JSONValue? { members.first { $0.0 == key }?.1 }
-
-    func optionalString(_ key: String) throws -> String? {
-        switch value(key) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw NotesError(.validation, "\(key) must be a string, got \(other.typeName)", field: key)
-        }
-    }
-
-    /// One of the cases of `T`, named by its raw value; `.validation` on `key` for another text.
+private extension JSONObject {
+    /// One of the cases of `T`, named by its raw value; a `kind` error on `key` for another text.
     func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws -> T? where T.RawValue == String {
         guard let text = try optionalString(key) else { return nil }
         guard let choice = T(rawValue: text) else {
             let names = T.allCases.map { "\"\($0.rawValue)\"" }
-            throw NotesError(.validation, "\(key) must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got \"\(text.prefix(40))\"", field: key)
+            throw fail(key, "\(key) must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got \"\(text.prefix(40))\"")
         }
         return choice
     }
@@ -119,19 +97,11 @@ private struct OptionsReader {
         case let .object(members)?:
             return try members.map { name, value in
                 guard case let .string(s) = value else {
-                    throw NotesError(.validation, "\(key) must map names to names, got \(value.typeName) for \"\(name.prefix(40))\"", field: key)
+                    throw fail(key, "\(key) must map names to names, got \(value.typeName) for \"\(name.prefix(40))\"")
                 }
                 return (name, s)
             }
-        case let other?: throw NotesError(.validation, "\(key) must be an object of names, got \(other.typeName)", field: key)
-        }
-    }
-
-    func optionalInt(_ key: String) throws -> Int64? {
-        switch value(key) {
-        case nil, .null?: return nil
-        case let .int(v)?: return v
-        case let other?: throw NotesError(.validation, "\(key) must be a whole number, got \(other.typeName)", field: key)
+        case let other?: throw fail(key, "\(key) must be an object of names, got \(other.typeName)")
         }
     }
 }

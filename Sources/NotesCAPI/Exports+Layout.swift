@@ -244,7 +244,7 @@ public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: U
             let shown = try state.optionalBool("shown") ?? false
             model = try KeyboardModel(isShown: shown, keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0)
         }
-        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? Fields(members: [])
+        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? JSONObject(kind: .validation)
         switch try event.string("event") {
         case "show": try model.show(keyboardHeight: try event.number("keyboard_height"))
         case "hide": model.hide()
@@ -273,7 +273,7 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
             panel = try SearchPanel(state: value, revealed: try state.optionalNumber("revealed") ?? 0,
                                     isDragging: try state.optionalBool("dragging") ?? false)
         }
-        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? Fields(members: [])
+        let event = try object(try string(eventJSON, "event_json"), "event_json") ?? JSONObject(kind: .validation)
         switch try event.string("event") {
         case "drag": try panel.drag(try event.number("dy"))
         case "end_drag": panel.endDrag()
@@ -342,84 +342,15 @@ func ids(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> [Int64] {
     return ids
 }
 
-/// A JSON object as its fields (nil for a nil text); anything else is an invalid argument.
-func object(_ text: String?, _ name: String) throws -> Fields? {
-    guard let text else { return nil }
-    let value: JSONValue
-    do {
-        value = try JSONValue.parse(text)
-    } catch {
-        throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)", field: name)
-    }
-    guard case let .object(members) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON object", field: name) }
-    return Fields(members: members)
-}
-
-/// The members of one JSON object (a style, a model's state or event), with errors naming the field.
-struct Fields {
-    let members: [(String, JSONValue)]
-
-    func value(_ field: String) -> JSONValue? {
-        members.first { $0.0 == field }.map(\.1)
-    }
-
-    func fail(_ field: String, _ message: String) -> NotesError {
-        NotesError(.validation, message, field: field)
-    }
-
-    /// Refuses a member not in `known` (a misspelt field would otherwise be ignored silently).
-    func onlyFields(_ known: Set<String>) throws {
-        if let unknown = members.first(where: { !known.contains($0.0) }) {
-            throw fail(unknown.0, "unknown field \"\(unknown.0.prefix(40))\"; the fields are \(known.sorted().joined(separator: ", "))")
-        }
-    }
-
-    func string(_ field: String) throws -> String {
-        guard let v = try optionalString(field) else { throw fail(field, "\(field) is missing") }
-        return v
-    }
-
-    func optionalString(_ field: String) throws -> String? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
-        }
-    }
-
-    func number(_ field: String) throws -> Double {
-        guard let v = try optionalNumber(field) else { throw fail(field, "\(field) is missing") }
-        return v
-    }
-
-    /// A number that may be null on purpose: `absent` when the field is missing, nil when it is null.
-    func nullableNumber(_ field: String, absent: Double?) throws -> Double? {
-        if value(field) == nil { return absent }
-        return try optionalNumber(field)
-    }
-
-    func optionalNumber(_ field: String) throws -> Double? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .int(i)?: return Double(i)
-        case let .double(d)?: return d
-        case let other?: throw fail(field, "\(field) must be a number, got \(other.typeName)")
-        }
-    }
-
-    func optionalBool(_ field: String) throws -> Bool? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .bool(b)?: return b
-        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
-        }
-    }
+/// A JSON object argument (nil for a nil text); anything else is an invalid argument.
+func object(_ text: String?, _ name: String) throws -> JSONObject? {
+    try text.map { try JSONObject.parse(argument: $0, name) }
 }
 
 func articleStyle(_ json: String?, defaults: ArticleRowStyle = ArticleRowStyle()) throws -> ArticleRowStyle {
     var style = defaults
     guard let r = try object(json, "article_style_json") else { return try style.validated() }
-    try r.onlyFields(["title_font", "title_size", "title_height", "top_padding", "title_left", "title_right", "title_spacing",
+    try r.only(["title_font", "title_size", "title_height", "top_padding", "title_left", "title_right", "title_spacing",
                       "content_font", "content_size", "content_left", "content_right", "content_inset_top",
                       "content_inset_bottom", "content_padding", "bottom_padding", "separator", "extra_height", "fingerprint"])
     style.titleFont = try r.optionalString("title_font") ?? style.titleFont
@@ -445,7 +376,7 @@ func articleStyle(_ json: String?, defaults: ArticleRowStyle = ArticleRowStyle()
 func bubbleStyle(_ json: String?) throws -> BubbleStyle {
     var style = BubbleStyle()
     guard let r = try object(json, "bubble_style_json") else { return try style.validated() }
-    try r.onlyFields(["font", "size", "max_text_width", "max_text_height", "inset_top", "inset_bottom", "inset_side", "tail_margin",
+    try r.only(["font", "size", "max_text_width", "max_text_height", "inset_top", "inset_bottom", "inset_side", "tail_margin",
                       "side_margin", "row_margin_top", "row_margin_bottom", "fingerprint"])
     style.font = try r.optionalString("font") ?? style.font
     style.size = try r.optionalNumber("size") ?? style.size

@@ -62,23 +62,6 @@ extension JSONWriter {
         raw("}")
     }
 
-    /// What a bulk create returns per row: the fields the store assigned. The caller has the rest.
-    mutating func created(_ a: Article) {
-        raw("{"); key("id"); int(a.id)
-        raw(","); key("uid"); string(a.uid)
-        raw(","); key("created_at"); timestamp(a.createdAt)
-        raw(","); key("updated_at"); timestamp(a.updatedAt)
-        raw("}")
-    }
-
-    /// What a bulk insert returns per message: the fields the store assigned. The caller has the rest.
-    mutating func created(_ m: Message) {
-        raw("{"); key("id"); int(m.id)
-        raw(","); key("uid"); string(m.uid)
-        raw(","); key("sent_at"); timestamp(m.sentAt)
-        raw("}")
-    }
-
     /// `{"<name>": record, "spans": {"title": [[start, end], ...], "content": [...]}}`; only the
     /// fields searched appear in `spans`.
     mutating func hit(_ name: StaticString, _ spans: MatchSpans, _ record: (inout JSONWriter) -> Void) {
@@ -120,78 +103,6 @@ extension JSONWriter {
         var w = JSONWriter()
         write(&w)
         return w.bytes
-    }
-}
-
-// MARK: - Records in
-
-/// Reads a JSON array of records (objects) for the bulk calls, one at a time, straight from the
-/// caller's bytes (the parser checks the UTF-8 of every string it reads), making each a `T`.
-func records<T>(_ pointer: UnsafePointer<CChar>?, _ name: String, _ make: (RecordReader) throws -> T) throws -> [T] {
-    guard let pointer else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
-    var out: [T] = []
-    do {
-        try pointer.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
-            try JSONValue.forEachElement(ofArray: UnsafeBufferPointer(start: bytes, count: strlen(pointer))) { index, item in
-                guard case let .object(members) = item else {
-                    throw NotesError(.validation, "record \(index): must be an object, got \(item.typeName)", field: name, line: index)
-                }
-                out.append(try make(RecordReader(members: members, index: index)))
-            }
-        }
-    } catch let error as JSONSyntaxError {
-        throw NotesError(.invalidArgument, "\(name) is not a valid JSON array: \(error.message) at line \(error.line), column \(error.column)", field: name)
-    }
-    return out
-}
-
-/// The fields of one bulk record, with errors that name the record and the field.
-struct RecordReader {
-    let members: [(String, JSONValue)]
-    let index: Int
-
-    /// Refuses a field not in `allowed` (a typo would otherwise be silently dropped).
-    func onlyFields(_ allowed: Set<String>) throws {
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            throw fail(unknown.0, "unknown field \"\(unknown.0)\" (expected \(allowed.sorted().joined(separator: ", ")))")
-        }
-    }
-
-    func value(_ field: String) -> JSONValue? {
-        members.first { $0.0 == field }.map(\.1)
-    }
-
-    func fail(_ field: String, _ message: String) -> NotesError {
-        NotesError(.validation, "record \(index): \(message)", field: field, line: index)
-    }
-
-    func string(_ field: String) throws -> String {
-        guard let v = try optionalString(field) else { throw fail(field, "\(field) is missing") }
-        return v
-    }
-
-    func optionalString(_ field: String) throws -> String? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
-        }
-    }
-
-    func optionalTimestamp(_ field: String) throws -> Timestamp? {
-        guard let text = try optionalString(field) else { return nil }
-        guard let t = Timestamp(iso8601: text) else {
-            throw fail(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"")
-        }
-        return t
-    }
-
-    func optionalBool(_ field: String) throws -> Bool? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .bool(b)?: return b
-        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
-        }
     }
 }
 

@@ -87,7 +87,7 @@ enum JSONLines {
         guard let value = try? parser.parseDocument(), case .string(NotesKitJSON.formatName)? = value["type"],
               case let .object(members) = value else { return false }
         do {
-            let record = try JSONRecord(.object(members))
+            let record = JSONObject(members: members, kind: .format)
             try record.only(["type", "version", "exported_at"])
             guard let version = try record.optionalInt("version") else { throw formatError("version", "version is missing") }
             guard version == NotesKitJSON.version else {
@@ -108,7 +108,7 @@ enum JSONLines {
         } catch {
             throw formatError(nil, "invalid JSON: \(error.message) (column \(error.column))")
         }
-        let record = try JSONRecord(value, what: "line")
+        let record = try JSONObject(record: value, what: "line")
         let type = try record.string("type")
         if type == NotesKitJSON.formatName {
             throw formatError("type", "the \"noteskit\" header must be the first line")

@@ -172,7 +172,7 @@ enum NotesKitJSON {
             guard try scanner.skipSpace() != nil else { throw fatal("the file ends inside the \(entity.name)s (truncated?)", nil) }
             let line = scanner.line
             try scanner.collectValue(into: &value)
-            try importer.add(try JSONRecord(try parse(value, line: line, path: path, fatal: false), what: entity.name).record(entity, times: importer.times),
+            try importer.add(try JSONObject(record: try parse(value, line: line, path: path, fatal: false), what: entity.name).record(entity, times: importer.times),
                              at: SourceLocation(file: path, line: line))
             importer.advance(to: file.consumed)
             switch try scanner.skipSpace() {

@@ -207,64 +207,14 @@ enum Fields {
 
 // MARK: - Reading JSON records
 
-/// The members of one JSON record, read with errors that name the field.
-struct JSONRecord {
-    let members: [(String, JSONValue)]
-
-    init(_ value: JSONValue, what: String = "record") throws {
-        guard case let .object(members) = value else {
-            throw formatError(nil, "a \(what) must be a JSON object, got \(value.typeName)")
-        }
-        self.members = members
-    }
-
-    func value(_ field: String) -> JSONValue? {
-        members.first { $0.0 == field }?.1
-    }
-
-    /// Refuses a field not in `allowed` and a field given twice.
-    func only(_ allowed: [String]) throws {
-        for (index, member) in members.enumerated() {
-            guard allowed.contains(member.0) else {
-                throw formatError(member.0, "unknown field \"\(member.0.prefix(60))\" (expected \(allowed.joined(separator: ", ")))")
-            }
-            if members[..<index].contains(where: { $0.0 == member.0 }) {
-                throw formatError(member.0, "field \"\(member.0)\" is given twice")
-            }
-        }
-    }
-
-    func string(_ field: String) throws -> String {
-        guard let v = try optionalString(field) else { throw formatError(field, "\(field) is missing") }
-        return v
-    }
-
-    func optionalString(_ field: String) throws -> String? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw formatError(field, "\(field) must be a string, got \(other.typeName)")
-        }
+extension JSONObject {
+    /// A record of an exchange file: its values are `.format` errors.
+    init(record value: JSONValue, what: String = "record") throws {
+        try self.init(value, kind: .format, what: what)
     }
 
     func optionalTimestamp(_ field: String, _ times: TimeReader) throws -> Timestamp? {
         try value(field).flatMap { try times.timestamp($0, field: field) }
-    }
-
-    func optionalInt(_ field: String) throws -> Int64? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .int(v)?: return v
-        case let other?: throw formatError(field, "\(field) must be a whole number, got \(other.typeName)")
-        }
-    }
-
-    func bool(_ field: String) throws -> Bool {
-        switch value(field) {
-        case nil, .null?: throw formatError(field, "\(field) is missing")
-        case let .bool(b)?: return b
-        case let other?: throw formatError(field, "\(field) must be true or false, got \(other.typeName)")
-        }
     }
 
     static let articleFields = ["uid", "title", "content", "created_at", "updated_at", "revision"]
@@ -276,81 +226,27 @@ struct JSONRecord {
     func record(_ entity: Entity, extra: [String] = [], times: TimeReader) throws -> ExchangeRecord {
         switch entity {
         case .article:
-            let f = try Slots(members, fields: Self.articleFields, extra: extra)
+            try only(extra + Self.articleFields)
             return .article(try Fields.article(ArticleRecord(
-                uid: try f.optionalString(0), title: try f.string(1), content: try f.string(2),
-                createdAt: try f.optionalTimestamp(3, times), updatedAt: try f.optionalTimestamp(4, times), revision: try f.optionalInt(5))))
+                uid: try optionalString("uid"), title: try string("title"), content: try string("content"),
+                createdAt: try optionalTimestamp("created_at", times), updatedAt: try optionalTimestamp("updated_at", times),
+                revision: try optionalInt("revision"))))
         case .draft:
-            let f = try Slots(members, fields: Self.draftFields, extra: extra)
+            try only(extra + Self.draftFields)
             return .draft(try Fields.draft(DraftRecord(
-                uid: try f.optionalString(0), articleUid: try f.optionalString(1), baseRevision: try f.optionalInt(2),
-                title: try f.string(3), content: try f.string(4),
-                createdAt: try f.optionalTimestamp(5, times), updatedAt: try f.optionalTimestamp(6, times))))
+                uid: try optionalString("uid"), articleUid: try optionalString("article_uid"), baseRevision: try optionalInt("base_revision"),
+                title: try string("title"), content: try string("content"),
+                createdAt: try optionalTimestamp("created_at", times), updatedAt: try optionalTimestamp("updated_at", times))))
         case .conversation:
-            let f = try Slots(members, fields: Self.conversationFields, extra: extra)
+            try only(extra + Self.conversationFields)
             return .conversation(try Fields.conversation(ConversationRecord(
-                uid: try f.optionalString(0), title: try f.string(1), createdAt: try f.optionalTimestamp(2, times),
-                lastActivityAt: try f.optionalTimestamp(3, times))))
+                uid: try optionalString("uid"), title: try string("title"), createdAt: try optionalTimestamp("created_at", times),
+                lastActivityAt: try optionalTimestamp("last_activity_at", times))))
         case .message:
-            let f = try Slots(members, fields: Self.messageFields, extra: extra)
+            try only(extra + Self.messageFields)
             return .message(try Fields.message(MessageRecord(
-                uid: try f.optionalString(0), conversationUid: try f.string(1), conversationTitle: nil,
-                content: try f.string(2), fromMe: try f.bool(3), sentAt: try f.optionalTimestamp(4, times), sender: try f.optionalString(5))))
-        }
-    }
-}
-
-/// The members of a record sorted into the slots of its known fields in one pass: an unknown
-/// field or a field given twice is refused. At most 16 fields.
-struct Slots {
-    let fields: [String]
-    private var values: [JSONValue?]
-
-    init(_ members: [(String, JSONValue)], fields: [String], extra: [String]) throws {
-        self.fields = fields
-        values = [JSONValue?](repeating: nil, count: fields.count)
-        var given: UInt32 = 0
-        for (key, value) in members {
-            guard let slot = fields.firstIndex(of: key) else {
-                if extra.contains(key) { continue }
-                throw formatError(key, "unknown field \"\(key.prefix(60))\" (expected \((extra + fields).joined(separator: ", ")))")
-            }
-            guard given & (1 << slot) == 0 else { throw formatError(key, "field \"\(key)\" is given twice") }
-            given |= 1 << slot
-            values[slot] = value
-        }
-    }
-
-    func string(_ slot: Int) throws -> String {
-        guard let v = try optionalString(slot) else { throw formatError(fields[slot], "\(fields[slot]) is missing") }
-        return v
-    }
-
-    func optionalString(_ slot: Int) throws -> String? {
-        switch values[slot] {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a string, got \(other.typeName)")
-        }
-    }
-
-    func optionalTimestamp(_ slot: Int, _ times: TimeReader) throws -> Timestamp? {
-        try values[slot].flatMap { try times.timestamp($0, field: fields[slot]) }
-    }
-
-    func optionalInt(_ slot: Int) throws -> Int64? {
-        switch values[slot] {
-        case nil, .null?: return nil
-        case let .int(v)?: return v
-        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be a whole number, got \(other.typeName)")
-        }
-    }
-
-    func bool(_ slot: Int) throws -> Bool {
-        switch values[slot] {
-        case nil, .null?: throw formatError(fields[slot], "\(fields[slot]) is missing")
-        case let .bool(b)?: return b
-        case let other?: throw formatError(fields[slot], "\(fields[slot]) must be true or false, got \(other.typeName)")
+                uid: try optionalString("uid"), conversationUid: try string("conversation_uid"), conversationTitle: nil,
+                content: try string("content"), fromMe: try bool("from_me"), sentAt: try optionalTimestamp("sent_at", times), sender: try optionalString("sender"))))
         }
     }
 }

@@ -280,9 +280,9 @@ final class WriteContext {
     }
 
     /// Records one `create` per (id, uid), in order: one feed row for a run of consecutive ids.
-    func recordCreated(_ entity: String, ids: [Int64], uids: [String]) throws {
+    func recordCreated(_ entity: String, ids: [Int64], uids: [String], revision: Int64? = nil) throws {
         if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
-        for k in ids.indices { try record(entity, .create, id: ids[k], uid: uids[k], revision: nil) }
+        for k in ids.indices { try record(entity, .create, id: ids[k], uid: uids[k], revision: revision) }
     }
 
     /// Writes the last run of changes to the feed (before the transaction commits).

@@ -414,3 +414,118 @@ public struct JSONWriter {
         }
     }
 }
+
+// MARK: - Reading objects
+
+/// The members of one JSON object, read with errors that name the field: the one reader of every
+/// JSON object NotesKit takes in (a call's options, a layout style, an interaction model's state,
+/// a record of an exchange file). `kind` is what a wrong or missing value is: `.validation` for a
+/// call's arguments, `.format` for a file's records.
+public struct JSONObject: Sendable {
+    public let members: [(String, JSONValue)]
+    public let kind: NotesError.Kind
+
+    public init(members: [(String, JSONValue)] = [], kind: NotesError.Kind) {
+        self.members = members
+        self.kind = kind
+    }
+
+    /// `value` as an object; any other value is a `kind` error naming what it should have been.
+    public init(_ value: JSONValue, kind: NotesError.Kind, what: String = "value") throws {
+        guard case let .object(members) = value else {
+            throw NotesError(kind, "a \(what) must be a JSON object, got \(value.typeName)")
+        }
+        self.init(members: members, kind: kind)
+    }
+
+    /// The object in `text`, a call's argument called `name`: malformed JSON, or a value that is
+    /// not an object, is an invalid argument. Values in it are then checked as `kind`.
+    public static func parse(argument text: String, _ name: String, kind: NotesError.Kind = .validation) throws -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(text)
+        } catch {
+            throw NotesError(.invalidArgument, "\(name) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)",
+                             field: name)
+        }
+        guard case let .object(members) = value else { throw NotesError(.invalidArgument, "\(name) must be a JSON object", field: name) }
+        return JSONObject(members: members, kind: kind)
+    }
+
+    public func fail(_ field: String?, _ message: String) -> NotesError {
+        NotesError(kind, message, field: field)
+    }
+
+    /// Refuses a member not in `allowed` (a misspelt one would otherwise be ignored silently) and a
+    /// member given twice. `what` names the members in the message ("field", "option").
+    public func only(_ allowed: [String], what: String = "field") throws {
+        for (index, member) in members.enumerated() {
+            guard allowed.contains(member.0) else {
+                throw fail(member.0, "unknown \(what) \"\(member.0.prefix(60))\" (expected \(allowed.joined(separator: ", ")))")
+            }
+            if members[..<index].contains(where: { $0.0 == member.0 }) {
+                throw fail(member.0, "\(what) \"\(member.0)\" is given twice")
+            }
+        }
+    }
+
+    public func value(_ field: String) -> JSONValue? {
+        members.first { $0.0 == field }?.1
+    }
+
+    private func missing(_ field: String) -> NotesError { fail(field, "\(field) is missing") }
+
+    public func string(_ field: String) throws -> String {
+        guard let v = try optionalString(field) else { throw missing(field) }
+        return v
+    }
+
+    public func optionalString(_ field: String) throws -> String? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .string(s)?: return s
+        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
+        }
+    }
+
+    public func optionalInt(_ field: String) throws -> Int64? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .int(v)?: return v
+        case let other?: throw fail(field, "\(field) must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    public func number(_ field: String) throws -> Double {
+        guard let v = try optionalNumber(field) else { throw missing(field) }
+        return v
+    }
+
+    /// A number that may be null on purpose: `absent` when the field is missing, nil when it is null.
+    public func nullableNumber(_ field: String, absent: Double?) throws -> Double? {
+        if value(field) == nil { return absent }
+        return try optionalNumber(field)
+    }
+
+    public func optionalNumber(_ field: String) throws -> Double? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .int(i)?: return Double(i)
+        case let .double(d)?: return d
+        case let other?: throw fail(field, "\(field) must be a number, got \(other.typeName)")
+        }
+    }
+
+    public func bool(_ field: String) throws -> Bool {
+        guard let v = try optionalBool(field) else { throw missing(field) }
+        return v
+    }
+
+    public func optionalBool(_ field: String) throws -> Bool? {
+        switch value(field) {
+        case nil, .null?: return nil
+        case let .bool(b)?: return b
+        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
+        }
+    }
+}

@@ -10,7 +10,7 @@ extension String {
     /// specialized `String(decoding:as:)`, which replaces each invalid sequence with U+FFFD (bytes
     /// EF BF BD) and never swallows a valid one: the bytes were valid exactly when the text has as
     /// many U+FFFD as they had. Most texts have no 0xEF byte at all, so that check is one `memchr`.
-    static func validatingUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    public static func validatingUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var text = String(decoding: bytes, as: UTF8.self)
         let output = text.withUTF8 { Self.replacementCount($0) }
         if output == 0 { return text }

@@ -358,8 +358,9 @@ def test_records_that_are_not_mappings_are_refused(store):
     conv = store.conversations.create("Import")
     with pytest.raises(nk.NotesError):
         store.messages.insert_many(conv.id, ["content"])  # type: ignore[list-item]
-    with pytest.raises(nk.InvalidArgumentError):
+    with pytest.raises(nk.ValidationError, match="record 0: content must be a string, got bytes") as e:
         store.messages.insert_many(conv.id, [{"content": b"bytes", "from_me": True}])
+    assert (e.value.field, e.value.line) == ("content", 0)
     assert len(conv.history()) == 0
 
 

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 
 from .errors import InvalidArgumentError, LibraryError, NotesError, ValidationError, error_from
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 LIBRARY_NAME = "libNotesCAPI.so"
 
 c_int32_p = POINTER(c_int32)
@@ -164,8 +164,8 @@ nk_store_set_max_size = _declare("nk_store_set_max_size", c_int32, c_void_p, c_i
 # ---- Articles -----------------------------------------------------------------------------------
 # int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
 nk_article_create = _declare("nk_article_create", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
-# int32_t nk_article_create_many(nk_store *store, const char *records_json, char **out_json);
-nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, c_char_p, c_void_pp)
+# int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
+nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, POINTER(ArrowArrayStream), c_int32, c_void_pp)
 # int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
 nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
@@ -234,8 +234,11 @@ nk_message_receive = _declare("nk_message_receive", c_int32, c_void_p, c_int64, 
 nk_message_get = _declare("nk_message_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_message_delete(nk_store *store, int64_t id);
 nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
-# int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, const char *records_json, char **out_json);
-nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
+#                                void **out_created);
+nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, POINTER(ArrowArrayStream), c_int32,
+                                  c_void_pp)
+NK_CREATED_TEXT = 1
 # ---- Layout -------------------------------------------------------------------------------------
 # int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
 nk_measure_text = _declare("nk_measure_text", c_int32, c_char_p, c_double, c_char_p, c_double, c_void_pp)

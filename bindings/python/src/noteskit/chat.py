@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-from . import _ffi
+from . import _columns, _ffi
 from .errors import InvalidArgumentError, NotFoundError
 from .models import Conversation, Message, MessageHit, Page, format_time, parse_time, walk
 
@@ -124,25 +124,19 @@ class Messages:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def insert_many(self, conversation_id: int, records: Iterable[Mapping[str, Any]]) -> List[Message]:
+    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Message]:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
-        Each record is a mapping with ``content`` (str) and ``from_me`` (bool), and optionally
-        ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as UTC, or ISO-8601 text;
-        by default the time of the write) and ``sender`` (the author's name in a group chat). A failure names the record (``line``, 0-based) and the
-        field. Returns the messages created, in record order.
+        ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
+        ``__arrow_c_array__``, a pandas DataFrame). Each record has ``content`` (str) and ``from_me``
+        (bool), and optionally ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as
+        UTC, or ISO-8601 text; by default the time of the write) and ``sender`` (the author's name
+        in a group chat). A failure names the record
+        (``line``, 0-based) and the field. Returns the messages created, in record order.
         """
-        from .store import _records_json  # (store.py imports this module)
-
         cid = _ffi.integer(conversation_id, "conversation_id")
-        records = list(records)
-        payload = _records_json(records)
         with _gc_paused():
-            created = _ffi.call_json(_ffi.nk_message_insert_many, self._store.handle, cid, payload)
-            times: Dict[str, datetime] = {}  # a batch mostly shares one sent_at: parse it once
-            return [Message(c["id"], c["uid"], cid, r["content"], r["from_me"],
-                            times.get(c["sent_at"]) or times.setdefault(c["sent_at"], parse_time(c["sent_at"])), r.get("sender"))
-                    for c, r in zip(created, records)]
+            return _columns.created_messages(self._store.handle, cid, records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
                after: Optional[str] = None) -> Page[MessageHit]:

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
-from . import _ffi
+from . import _columns, _ffi
 from .errors import ClosedError, InvalidArgumentError, ValidationError
 from .chat import Conversations, Messages
 from .models import Article, Change, Page, SearchHit, format_time, parse_time, walk
@@ -319,25 +319,6 @@ class Subscription:
         self.close()
 
 
-def _json_default(value: Any) -> Any:
-    """Serialises what ``json`` does not know in bulk records: datetimes and non-dict mappings."""
-    if isinstance(value, datetime):
-        return format_time(value, "time")
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise InvalidArgumentError(f"a record holds a {type(value).__name__}, which is not a str, bool, number or datetime")
-
-
-def _records_json(records: List[Any]) -> bytes:
-    """A list of record mappings as the JSON array the bulk calls take; the library checks the fields."""
-    try:
-        return json.dumps(records, ensure_ascii=False, default=_json_default).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgumentError("a record has text that is not valid Unicode (a lone surrogate)") from None
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"records cannot be sent: {e}") from None
-
-
 class Articles:
     """The articles and drafts of a store, as ``store.articles``.
 
@@ -358,17 +339,17 @@ class Articles:
         return Article._from_json(_ffi.call_json(_ffi.nk_article_create, self._store.handle,
                                                  _ffi.text(title, "title"), _ffi.text(content, "content")))
 
-    def create_many(self, records: Iterable[Mapping[str, Any]]) -> List[Article]:
+    def create_many(self, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Article]:
         """Saves many articles in one transaction: all of them, or none if any record is invalid.
 
-        Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at`` and
-        ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text). A failure names the
-        record (``line``, 0-based) and the field.
+        ``records`` is an iterable of mappings, or columns: any object with ``__arrow_c_stream__``
+        or ``__arrow_c_array__`` (a pyarrow Table or RecordBatch, a polars DataFrame) or a pandas
+        DataFrame. Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at``
+        and ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text; an Arrow timestamp of
+        any unit). A failure names the record (``line``, 0-based) and the field. Returns the
+        articles created, in record order.
         """
-        records = list(records)
-        created = _ffi.call_json(_ffi.nk_article_create_many, self._store.handle, _records_json(records))
-        return [Article(c["id"], c["uid"], r["title"], r["content"], parse_time(c["created_at"]),
-                        parse_time(c["updated_at"]), 1) for c, r in zip(created, records)]
+        return _columns.created_articles(self._store.handle, records)
 
     def get(self, id: int) -> Article:
         """The article with ``id``; :class:`NotFoundError` if there is none."""
