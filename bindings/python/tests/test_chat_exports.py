@@ -41,6 +41,18 @@ def test_a_group_chat_keeps_who_wrote_each_message(store):
     assert conv.send("two-person chats have no sender").sender is None
 
 
+def test_senders_travel_in_arrow_columns_both_ways(store):
+    pa = pytest.importorskip("pyarrow")
+    conv = store.conversations.create("Book club")
+    made = store.messages.insert_many(conv.id, pa.table({"content": ["hi", "yo", "hey"], "from_me": [False, True, False],
+                                                         "sender": ["Carol", None, "陈小明"]}))
+    assert [m.sender for m in made] == ["Carol", None, "陈小明"]
+    assert [m.sender for m in conv.history()] == ["Carol", None, "陈小明"]
+    with pytest.raises(nk.ValidationError) as e:
+        store.messages.insert_many(conv.id, pa.table({"content": ["x"], "from_me": [False], "sender": ["  "]}))
+    assert e.value.field == "sender"
+
+
 def test_a_notebook_shows_who_wrote_each_message_of_a_group_chat(store):
     conv = store.conversations.create("Book club")
     store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False, "sender": "Carol <3"},
