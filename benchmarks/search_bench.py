@@ -8,12 +8,14 @@ capitalised), digits, punctuation and a little emoji, plus a few planted rare wo
 Peers, measured in the same run on the same rows:
 - **LIKE**: Python ``sqlite3`` on a plain copy of the articles (same columns, no search index),
   ``SELECT ... WHERE title LIKE ? OR content LIKE ? ORDER BY id DESC LIMIT 20`` (``%q%``, with
-  ``%``, ``_`` and ``\\`` escaped): a scan that stops after 20 rows;
+  ``%``, ``_`` and ``\\`` escaped): a scan that stops after 20 rows, whose rows become the same
+  records we return (``SearchHit(Article, spans)``, ``MessageHit(Message, spans)``, the spans
+  found with ``str.find`` on the case-folded text);
 - **scan**: a plain Python ``q in title or q in content`` over the rows in memory, newest first,
   stopping after 20 (case-sensitive and without normalisation, so it does less than we do).
 
 Our time is ``store.articles.search(q, limit=20)`` (field "any", case-insensitive) from Python:
-argument checks, the call, the JSON across the ABI and the ``SearchHit`` objects.
+argument checks, the call, the Arrow batch across the ABI and the ``SearchHit`` objects.
 
 Also measured: building the index (``store.reindex()``) against an FTS5 ``trigram`` rebuild of the
 same rows; the store file against the same store without the index (tables dropped, VACUUM); and
@@ -213,6 +215,35 @@ def pending_table(what: str, queries, before: Dict[str, float], search: Callable
 
 
 
+UTC = timezone.utc
+
+
+def spans_of(text: str, folded_query: str) -> List[Tuple[int, int]]:
+    """Where the peer finds the query: every non-overlapping match in the case-folded text."""
+    out, at, text = [], 0, text.casefold()
+    while folded_query:
+        at = text.find(folded_query, at)
+        if at < 0:
+            break
+        out.append((at, at + len(folded_query)))
+        at += len(folded_query)
+    return out
+
+
+def like_article_hits(rows: list, q: str) -> List[nk.SearchHit]:
+    """The LIKE peer's rows as the records ``articles.search`` returns."""
+    f, ts = q.casefold(), datetime.fromtimestamp
+    return [nk.SearchHit(nk.Article(r[0], r[1], r[2], r[3], ts(r[4] / 1000, UTC), ts(r[5] / 1000, UTC), r[6]),
+                         {"title": spans_of(r[2], f), "content": spans_of(r[3], f)}) for r in rows]
+
+
+def like_message_hits(rows: list, q: str) -> List[nk.MessageHit]:
+    """The LIKE peer's rows as the records ``messages.search`` returns."""
+    f, ts = q.casefold(), datetime.fromtimestamp
+    return [nk.MessageHit(nk.Message(r[0], r[1], r[2], r[3], bool(r[4]), ts(r[5] / 1000, UTC)), {"content": spans_of(r[3], f)})
+            for r in rows]
+
+
 def like_escape(q: str) -> str:
     return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -296,7 +327,8 @@ def run(folder: Path, n: int, runs: int) -> None:
         ours = p50(lambda: store.articles.search(q, limit=20), runs)
         pattern = like_escape(q)
         slow = tier in ("rare", "absent")
-        like = p50(lambda: plain.execute(like_sql, (pattern, pattern)).fetchall(), max(3, runs // 3) if slow else runs)
+        like = p50(lambda: like_article_hits(plain.execute(like_sql, (pattern, pattern)).fetchall(), q),
+                   max(3, runs // 3) if slow else runs)
         py = p50(lambda: scan(q), max(3, runs // 3) if slow else runs)
         print(f"{tier + ' ' + label + ' ' + repr(q):34} {share:6.1%} {ours:9.3f} {like:9.3f} {py:9.3f} "
               f"{like / ours:9.1f}x {py / ours:9.1f}x")
@@ -424,7 +456,7 @@ def run_messages(folder: Path, n: int, runs: int, conversations: int = 100) -> N
         folded[q] = ours
         pattern = like_escape(q)
         slow = tier in ("rare", "absent")
-        like = p50(lambda: plain.execute(like_sql, (pattern,)).fetchall(), 3 if slow else runs)
+        like = p50(lambda: like_message_hits(plain.execute(like_sql, (pattern,)).fetchall(), q), 3 if slow else runs)
         py = p50(lambda: scan(q), 3 if slow else runs)
         print(f"{tier + ' ' + label + ' ' + repr(q):34} {share:6.1%} {ours:9.3f} {like:9.3f} {py:9.3f} "
               f"{like / ours:9.1f}x {py / ours:9.1f}x")

@@ -9,7 +9,15 @@
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
- *  - Records and lists travel as UTF-8 JSON; times are ISO-8601 UTC text ("2026-11-29T15:28:06.123Z").
+ *  - Lists of records leave as Arrow record batches (C Data Interface: an ArrowArray of type struct
+ *    and its ArrowSchema) or streams (C Stream Interface), columns named as the record's fields:
+ *    ids int64, booleans bool, times timestamp[ms, tz=UTC], text string (large_string where a
+ *    batch's text passes 2 GiB). The caller passes the structs and releases each one it got
+ *    (release callback, exactly once); on failure they are left untouched.
+ *  - One record leaves as a packed row (owned: free with nk_free), see "Records" below.
+ *  - Bulk records in travel as Arrow streams too (see "Bulk writes"). Small inputs (options,
+ *    styles) travel as UTF-8 JSON; times in JSON are ISO-8601 UTC text ("2026-11-29T15:28:06.123Z"),
+ *    times in rows and batches UTC milliseconds.
  *  - Handles (nk_store *) are opaque and checked on every call: a closed, forged or wrong-kind
  *    handle is an error (NK_E_CLOSED or NK_E_INVALID_ARGUMENT), never a crash.
  *  - Every function may be called from several threads at once, on the same store too.
@@ -139,6 +147,31 @@ void nk_free(void *pointer);
  * has failed yet. Not cleared by successful calls. */
 char *nk_last_error(void);
 
+/* ---- Records ---------------------------------------------------------------------------------
+ * A packed row (char **out_row, owned) is little-endian: int64 total size in bytes (this field
+ * included), the record's integer fields as int64 (times as UTC milliseconds, booleans 0 or 1,
+ * absent ids -1), the UTF-8 byte length of each text field as int64 (-1 for null), then the texts'
+ * bytes, unterminated. Fields in order:
+ *   article       id, created_at, updated_at, revision | uid, title, content
+ *   message       id, conversation_id, from_me, sent_at | uid, content, sender
+ *   conversation  id, created_at, last_activity_at | uid, title
+ *   draft         id, article_id, base_revision, created_at, updated_at | uid, title, content
+ * A one-record answer measured faster as a packed row than as an Arrow batch of one row: one
+ * allocation, one read, no schema, no release callbacks.
+ *
+ * Batch columns, in order:
+ *   article       id, uid, title, content, created_at, updated_at, revision
+ *   message       id, uid, conversation_id, content, from_me, sent_at, sender (nullable)
+ *   conversation  id, uid, title, created_at, last_activity_at
+ *   draft         id, uid, article_id (nullable), base_revision (nullable), title, content, created_at, updated_at
+ *   change        seq, entity, op, id, uid, revision (nullable), at
+ * A page answer (list, history, search) also hands out *out_cursor: the next page's cursor
+ * (owned, free with nk_free), NULL on the last page. */
+
+/* How many Arrow structs (arrays, schemas, streams, children included) the library handed out
+ * whose release has not been called yet: 0 once a caller released everything it got. */
+int32_t nk_arrow_outstanding(int64_t *out_count);
+
 /* ---- Store ------------------------------------------------------------------------------------ */
 
 /* nk_store_open flags. */
@@ -156,9 +189,10 @@ int32_t nk_store_open_memory(nk_store **out_store);
 /* Closes the store and invalidates the handle; a second close is NK_E_CLOSED. */
 int32_t nk_store_close(nk_store *store);
 
-/* Changes committed after seq `since`, oldest first, at most `limit` (1..1000).
- * *out_json (owned): [{"seq","entity","op","id","uid","revision","at"}, ...]. */
-int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, char **out_json);
+/* Changes committed after seq `since`, oldest first, at most `limit` (1..1000), as a batch of
+ * change columns (see "Records"). */
+int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, struct ArrowArray *out_array,
+                         struct ArrowSchema *out_schema);
 
 /* The seq of the newest change (0 if none). */
 int32_t nk_store_last_change_seq(nk_store *store, int64_t *out_seq);
@@ -176,10 +210,10 @@ int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
 int32_t nk_store_set_max_size(nk_store *store, int64_t max_bytes, int64_t *out_max_bytes);
 
 /* ---- Articles --------------------------------------------------------------------------------- */
-/* Article JSON: {"id","uid","title","content","created_at","updated_at","revision"}. */
+/* An article: id, uid, title, content, created_at, updated_at, revision (see "Records"). */
 
-/* Saves a new article. *out_json (owned): the article. */
-int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
+/* Saves a new article. *out_row (owned): the article. */
+int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_row);
 
 /* Saves many articles in one transaction, all or none. records: an Arrow stream of struct batches
  * (see "Bulk writes" below) with the columns title, content (required), uid, created_at, updated_at;
@@ -188,68 +222,93 @@ int32_t nk_article_create(nk_store *store, const char *title, const char *conten
  * content; the revision is 1. */
 int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 
-/* *out_json (owned): the article with id. */
-int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
+/* *out_row (owned): the article with id. */
+int32_t nk_article_get(nk_store *store, int64_t id, char **out_row);
 
 /* Changes title and/or content (nullable: NULL keeps the field). expected_revision > 0 makes the
  * call fail with NK_E_CONFLICT unless the stored revision equals it; 0 skips the check.
- * *out_json (owned): the article after the change. */
+ * *out_row (owned): the article after the change. */
 int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
-                          int64_t expected_revision, char **out_json);
+                          int64_t expected_revision, char **out_row);
 
 /* Deletes the article and everything derived from it. */
 int32_t nk_article_delete(nk_store *store, int64_t id);
 
-/* A page of articles newest first. limit: 1..1000. after (nullable): a next_cursor.
- * *out_json (owned): {"items": [article...], "next_cursor": str|null, "has_more": bool}. */
-int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+/* A page of articles newest first, as a batch of article columns. limit: 1..1000. after
+ * (nullable): a next_cursor. *out_cursor (owned): the next page's cursor, NULL on the last page. */
+int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
+                        struct ArrowSchema *out_schema, char **out_cursor);
+
+/* since_ms / until_ms: a time bound in UTC milliseconds, or NK_NO_TIME for none. since is
+ * inclusive, until exclusive. order: 1 ascending, -1 descending, 0 the kind's default. threads: 1
+ * reads a batch (at most 65 536 rows) per get_next, each one read under the store's lock; 2 also
+ * reads the second half of the rows at once on its own read-only connection and thread (a file
+ * store with at least 20 000 rows), holding it in memory until reached. The stream reads the store
+ * when get_next is called, not before; an error then (a closed store) is get_next's EIO with
+ * get_last_error's message. *out_stream: release it when done (any time, read to the end or not). */
+#define NK_NO_TIME INT64_MIN
+
+/* Every article created in [since_ms, until_ms), newest first by default, as a stream of article batches. */
+int32_t nk_article_select(nk_store *store, int64_t since_ms, int64_t until_ms, int32_t order, int32_t threads,
+                          struct ArrowArrayStream *out_stream);
+
+/* How many articles nk_article_select would stream. */
+int32_t nk_article_select_count(nk_store *store, int64_t since_ms, int64_t until_ms, int64_t *out_count);
 
 /* The number of articles. */
 int32_t nk_article_count(nk_store *store, int64_t *out_count);
 
 /* ---- Drafts ----------------------------------------------------------------------------------- */
-/* Draft JSON: {"id","uid","article_id","base_revision","title","content","created_at","updated_at"}. */
+/* A draft: id, uid, article_id, base_revision (absent for a new article), title, content, created_at,
+ * updated_at (see "Records"). */
 
 /* Opens a draft for a new article. title (nullable): defaults to today's local date YYYY-MM-DD;
- * content (nullable): defaults to "". *out_json (owned): the draft. */
-int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_json);
+ * content (nullable): defaults to "". *out_row (owned): the draft. */
+int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_row);
 
-/* Opens a draft editing article_id at its current revision. *out_json (owned): the draft. */
-int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_json);
+/* Opens a draft editing article_id at its current revision. *out_row (owned): the draft. */
+int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_row);
 
-/* *out_json (owned): the draft with id. */
-int32_t nk_draft_get(nk_store *store, int64_t id, char **out_json);
+/* *out_row (owned): the draft with id. */
+int32_t nk_draft_get(nk_store *store, int64_t id, char **out_row);
 
-/* *out_json (owned): every unsaved draft, oldest first, as a JSON array. */
-int32_t nk_draft_list(nk_store *store, char **out_json);
+/* Every unsaved draft, oldest first, as a batch of draft columns. */
+int32_t nk_draft_list(nk_store *store, struct ArrowArray *out_array, struct ArrowSchema *out_schema);
 
 /* Changes a draft's title and/or content (nullable: NULL keeps the field). Empty text is allowed
- * in a draft. *out_json (owned): the draft. */
-int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_json);
+ * in a draft. *out_row (owned): the draft. */
+int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_row);
 
 /* Saves the draft as an article (new, or the next revision of the one it edits) and removes it.
- * NK_E_VALIDATION or NK_E_CONFLICT keep the draft. *out_json (owned): the article. */
-int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
+ * NK_E_VALIDATION or NK_E_CONFLICT keep the draft. *out_row (owned): the article. */
+int32_t nk_draft_save(nk_store *store, int64_t id, char **out_row);
 
 /* Throws the draft away. */
 int32_t nk_draft_discard(nk_store *store, int64_t id);
 
 /* ---- Conversations ---------------------------------------------------------------------------- */
-/* Conversation JSON: {"id","uid","title","created_at","last_activity_at"}. last_activity_at is the
+/* A conversation: id, uid, title, created_at, last_activity_at (see "Records"). last_activity_at is the
  * later of created_at and the newest sent_at of its messages; it never moves back. */
 
-/* Starts a conversation. title: non-blank, at most 1000 characters. *out_json (owned): the conversation. */
-int32_t nk_conversation_create(nk_store *store, const char *title, char **out_json);
+/* Starts a conversation. title: non-blank, at most 1000 characters. *out_row (owned): the conversation. */
+int32_t nk_conversation_create(nk_store *store, const char *title, char **out_row);
 
-/* *out_json (owned): the conversation with id. */
-int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_json);
+/* *out_row (owned): the conversation with id. */
+int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_row);
 
-/* A page of conversations, most recent activity first. limit: 1..1000. after (nullable): a
- * next_cursor. *out_json (owned): {"items": [conversation...], "next_cursor": str|null, "has_more": bool}. */
-int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, char **out_json);
+/* A page of conversations, most recent activity first, as a batch of conversation columns.
+ * limit: 1..1000. after (nullable): a next_cursor. *out_cursor as nk_article_list's. */
+int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
+                             struct ArrowSchema *out_schema, char **out_cursor);
 
-/* Gives the conversation a new title. *out_json (owned): the conversation after the change. */
-int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_json);
+/* Every conversation, most recent activity first, as a stream of conversation batches (see nk_article_select). */
+int32_t nk_conversation_select(nk_store *store, int32_t threads, struct ArrowArrayStream *out_stream);
+
+/* How many conversations nk_conversation_select would stream. */
+int32_t nk_conversation_select_count(nk_store *store, int64_t *out_count);
+
+/* Gives the conversation a new title. *out_row (owned): the conversation after the change. */
+int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_row);
 
 /* Deletes the conversation and all its messages in one transaction. The change feed gets one
  * "delete" per message, then one for the conversation. */
@@ -259,25 +318,25 @@ int32_t nk_conversation_delete(nk_store *store, int64_t id);
  * before (nullable): the next_cursor of the previous page, for the messages just earlier than it.
  * Items within a page are oldest first (as a chat shows them); next_cursor is null once nothing
  * earlier exists. A cursor of another conversation's history is NK_E_VALIDATION.
- * *out_json (owned): {"items": [message...], "next_cursor": str|null, "has_more": bool}. */
+ * A batch of message columns; *out_cursor as nk_article_list's. */
 int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
-                                char **out_json);
+                                struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 
 /* ---- Messages --------------------------------------------------------------------------------- */
-/* Message JSON: {"id","uid","conversation_id","content","from_me","sent_at","sender"} (sender: the
- * author's name in a group chat, or null). Message text must be
+/* A message: id, uid, conversation_id, content, from_me, sent_at, sender (the author's name in a group
+ * chat, or null; see "Records"). Message text must be
  * non-blank (NK_E_VALIDATION on field "content", nothing written) and is stored exactly as given. */
 
-/* Adds a message sent by the user (from_me true), sent now. *out_json (owned): the message. */
-int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_json);
+/* Adds a message sent by the user (from_me true), sent now. *out_row (owned): the message. */
+int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_row);
 
 /* Adds a message received by the user (from_me false). sent_at (nullable): ISO-8601 time of an
- * imported message; NULL means now. *out_json (owned): the message. */
+ * imported message; NULL means now. *out_row (owned): the message. */
 int32_t nk_message_receive(nk_store *store, int64_t conversation_id, const char *text, const char *sent_at,
-                           char **out_json);
+                           char **out_row);
 
-/* *out_json (owned): the message with id. */
-int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
+/* *out_row (owned): the message with id. */
+int32_t nk_message_get(nk_store *store, int64_t id, char **out_row);
 
 /* Deletes the message. */
 int32_t nk_message_delete(nk_store *store, int64_t id);
@@ -310,6 +369,16 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct 
  *   then with NK_CREATED_TEXT, per text field: int64_t bytes; int64_t offsets[count + 1] in code points
  *   (not bytes: a caller decodes the text once and slices it); the UTF-8 bytes. */
 #define NK_CREATED_TEXT 1
+
+/* Every message of the conversation (conversation_id 0: of all; NK_E_NOT_FOUND for an unknown one)
+ * sent in [since_ms, until_ms), by the user (from_me 1), by the others (0) or anyone (-1), oldest
+ * first by default, as a stream of message batches (see nk_article_select). */
+int32_t nk_message_select(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms, int32_t from_me,
+                          int32_t order, int32_t threads, struct ArrowArrayStream *out_stream);
+
+/* How many messages nk_message_select would stream. */
+int32_t nk_message_select_count(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms,
+                                int32_t from_me, int64_t *out_count);
 /* ---- Layout ----------------------------------------------------------------------------------- */
 /* Text is measured with Pango (FT2 backend) at 72 dpi, wrapped PANGO_WRAP_WORD_CHAR, with NotesKit's
  * pinned fonts only (WenQuanYi Micro Hei, DejaVu Sans; NK_E_FONT names the Debian package when one
@@ -441,24 +510,26 @@ int32_t nk_store_import(nk_store *store, const char *path, const char *format, c
 /* Literal substring search: every character of the query is itself; text and query are compared
  * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty
  * query lists everything. Results are newest first and keyset-paged like the lists.
- * Span JSON: {"title": [[start, end], ...], "content": [[start, end], ...]}: code-point offsets of
- * every non-overlapping match into the field as stored; only the fields searched appear.
+ * A page of hits is a batch of the record's columns followed by one list<int32> column per field
+ * searched, "title_spans" and/or "content_spans": the code-point offsets of every non-overlapping
+ * match into the field as stored, flattened as start, end, start, end, ...
  * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor. */
 
 /* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
  * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
- * search. *out_json (owned): {"items": [{"article": article, "spans": spans}, ...],
- * "next_cursor": str|null, "has_more": bool}. */
+ * search. Article columns, then title_spans (unless field is "content") and content_spans (unless
+ * field is "title"); *out_cursor as nk_article_list's. */
 int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
-                          int64_t limit, const char *after, char **out_json);
+                          int64_t limit, const char *after, struct ArrowArray *out_array,
+                          struct ArrowSchema *out_schema, char **out_cursor);
 
 /* Messages whose content contains query, newest first (sent_at, then id), in every conversation
  * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). case_sensitive: 0 or 1.
  * limit: 1..1000. after (nullable): a next_cursor of a search with the same conversation_id.
- * *out_json (owned): {"items": [{"message": message, "spans": {"content": [[s, e], ...]}}, ...],
- * "next_cursor": str|null, "has_more": bool}. */
+ * Message columns, then content_spans; *out_cursor as nk_article_list's. */
 int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
-                          int64_t limit, const char *after, char **out_json);
+                          int64_t limit, const char *after, struct ArrowArray *out_array,
+                          struct ArrowSchema *out_schema, char **out_cursor);
 
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
  * (they are kept up to date by every write; this is for repair). */

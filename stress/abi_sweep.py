@@ -58,8 +58,8 @@ FORGED_HANDLES = [1, 0x10, 0xDEADBEEF0, 2 ** 60 + 1, 2 ** 64 - 16, 0xFFFF_FFFF_F
 class Param:
     ctype: str
     name: str
-    role: str            # handle, out_handle, string, out_string, out_scalar, out_buffer, int64, int32, double, callback,
-                         # user_data, pointer, arrow_stream
+    role: str            # handle, out_handle, string, out_string, out_scalar, out_buffer, out_arrow, int64, int32, double,
+                         # callback, user_data, pointer, arrow_stream
     kind: str = ""       # the handle type for handle/out_handle
     nullable: bool = False
 
@@ -136,6 +136,8 @@ def _param(text: str, handle_types: List[str], callbacks: List[str], doc: str) -
     if base == "char":
         role = {1: "string", 2: "out_string"}[stars]
         return Param(ctype, name, role, nullable=role == "string" and name in _nullable_names(doc))
+    if base.startswith("struct Arrow") and stars == 1 and name.startswith("out"):
+        return Param(ctype, name, "out_arrow", kind=base[len("struct "):])
     if base == "void" and stars == 1:
         return Param(ctype, name, "user_data" if "user_data" in name else "pointer")
     if base == "void" and stars == 2:
@@ -244,6 +246,8 @@ class Sweep:
             return byref(c_void_p())
         if p.role in ("out_string", "out_buffer"):
             return byref(c_void_p())
+        if p.role == "out_arrow":
+            return byref(getattr(self.ffi, p.kind)())
         if p.role == "arrow_stream":  # records in: one good record, packed as the package packs them
             from noteskit import _columns
             fields = _columns.ARTICLE_FIELDS if "nk_article" in export.name else _columns.MESSAGE_FIELDS
@@ -264,7 +268,7 @@ class Sweep:
                 return b"[1]" if p.name.startswith("ids") else b"{}"
             return {"kind": b"article", "format": b"json"}.get(p.name, b"valid text")
         if p.role in ("int64", "int32"):
-            return {"limit": 10, "since": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30,
+            return {"limit": 10, "since": 0, "since_ms": INT64_MIN, "until_ms": INT64_MIN, "from_me": -1, "order": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30,
                     "cache_bytes": 0, "threads": 1, "row": 0}.get(p.name, 1)
         if p.role == "double":
             return {"size": 17.0, "estimated_height": 150.0}.get(p.name, 320.0)
@@ -301,7 +305,7 @@ class Sweep:
                 if closed is not None and self.closer(p.kind):
                     self.close_handle(p.kind, closed)
                     out.append(("closed", closed, (E["NK_E_CLOSED"],)))
-        elif p.role in ("out_handle", "out_string", "out_scalar", "out_buffer"):
+        elif p.role in ("out_handle", "out_string", "out_scalar", "out_buffer", "out_arrow"):
             out.append(("NULL", None, (E["NK_E_INVALID_ARGUMENT"],)))
         elif p.role == "arrow_stream":
             from noteskit import _ffi
@@ -343,7 +347,8 @@ class Sweep:
     # -- one call -----------------------------------------------------------------------------
 
     def release_outs(self, export: Export, args: List[Any], status: int) -> None:
-        """Frees owned strings and closes handles a successful call handed out."""
+        """Frees owned strings, closes handles and releases Arrow structs a successful call handed
+        out (a stream is read to its end first: every get_next must succeed or fail cleanly)."""
         if status != 0:
             return
         for p, a in zip(export.params, args):
@@ -354,6 +359,10 @@ class Sweep:
                 a._obj.value = None
             elif p.role == "out_handle" and a._obj.value:
                 self.close_handle(p.kind, a._obj.value)
+            elif p.role == "out_arrow" and a._obj.release:
+                if p.kind == "ArrowArrayStream":
+                    drain(self.ffi, a._obj)
+                a._obj.release(a)
 
     def change_seq(self, ctx: Ctx) -> Optional[int]:
         store = ctx.handles.get("nk_store")
@@ -424,6 +433,23 @@ class Sweep:
                 finally:
                     ctx.close()
         return self.figures
+
+
+def drain(ffi: Any, stream: Any) -> None:
+    """Reads a stream's schema and batches to the end (or its first error), releasing each."""
+    schema = ffi.ArrowSchema()
+    if stream.get_schema(byref(stream), byref(schema)) == 0:
+        schema.release(byref(schema))
+    while True:
+        array = ffi.ArrowArray()
+        code = stream.get_next(byref(stream), byref(array))
+        if code != 0:
+            message = stream.get_last_error(byref(stream))
+            assert code in (5, 22) and message, f"get_next failed with {code} without a message"
+            return
+        if not array.release:
+            return
+        array.release(byref(array))
 
 
 def storm(sweep: Sweep, rounds: int, threads: int = 4, calls_per_thread: int = 200, seed: int = 1) -> Dict[str, int]:

@@ -94,6 +94,14 @@ def _steps(store: nk.Store) -> List[Callable[[], Any]]:
             store.messages.history(conv.id, limit=5)
             store.messages.delete(m.id)
         steps.append(chat)
+        if hasattr(store.messages, "select"):
+            def selections() -> None:
+                list(store.messages.select(conversation=conv.id))  # a stream read to its end
+                store.articles.select().__arrow_c_stream__()  # a stream nobody reads (its capsule releases it)
+                records = iter(store.conversations.select())  # a stream left after its first batch
+                next(records, None)
+                records.close()  # type: ignore[attr-defined]
+            steps.append(selections)
     if hasattr(a, "search"):
         steps.append(lambda: a.search("天气", field="any", limit=5))
         steps.append(lambda: a.search("%_*\"", field="title", limit=5))

@@ -1,34 +1,34 @@
 import NotesKit
 
-// Articles and drafts. Records come back as JSON (see JSON+Model.swift).
+// Articles and drafts. A record comes back as a packed row, a list as an Arrow batch (see ArrowExport+Records.swift).
 
 public typealias OutJSON = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
 @_cdecl("nk_article_create")
 public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
-                              _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+                              _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let article = try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content"))
-        w.article(article)
+        return PackedRow(article)
     }
 }
 
 @_cdecl("nk_article_get")
-public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let article = try store(handle).articles.get(id)
-        w.article(article)
+public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_row")
+        out.pointee = try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) }
     }
 }
 
 @_cdecl("nk_article_update")
 public func nk_article_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
-                              _ expectedRevision: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+                              _ expectedRevision: Int64, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let article = try store(handle).articles.update(
             id, title: try optionalString(title, "title"), content: try optionalString(content, "content"),
             expectedRevision: expectedRevision > 0 ? expectedRevision : nil)
-        w.article(article)
+        return PackedRow(article)
     }
 }
 
@@ -38,10 +38,10 @@ public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
 }
 
 @_cdecl("nk_article_list")
-public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let page = try store(handle).articles.list(limit: count(limit), after: try optionalString(after, "after"))
-        w.page(page) { $0.article($1) }
+public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
+                            _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"))
     }
 }
 
@@ -55,53 +55,55 @@ public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePoint
 
 @_cdecl("nk_draft_new")
 public func nk_draft_new(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
-                         _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+                         _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let draft = try store(handle).articles.newDraft(title: try optionalString(title, "title"),
                                                         content: try optionalString(content, "content") ?? "")
-        w.draft(draft)
+        return PackedRow(draft)
     }
 }
 
 @_cdecl("nk_draft_edit")
-public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let draft = try store(handle).articles.edit(articleID)
-        w.draft(draft)
+        return PackedRow(draft)
     }
 }
 
 @_cdecl("nk_draft_get")
-public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let draft = try store(handle).articles.draft(id)
-        w.draft(draft)
+        return PackedRow(draft)
     }
 }
 
 @_cdecl("nk_draft_list")
-public func nk_draft_list(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_draft_list(_ handle: OpaquePointer?, _ outArray: OutArray?, _ outSchema: OutSchema?) -> Int32 {
+    callBatch(outArray, outSchema) {
         let drafts = try store(handle).articles.drafts()
-        w.list(drafts) { $0.draft($1) }
+        let batch = ColumnBatch.drafts()
+        for d in drafts { batch.append(d); batch.endRow() }
+        return batch
     }
 }
 
 @_cdecl("nk_draft_update")
 public func nk_draft_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
-                            _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+                            _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let draft = try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
                                                            content: try optionalString(content, "content"))
-        w.draft(draft)
+        return PackedRow(draft)
     }
 }
 
 @_cdecl("nk_draft_save")
-public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let article = try store(handle).articles.saveDraft(id)
-        w.article(article)
+        return PackedRow(article)
     }
 }
 

@@ -1,36 +1,36 @@
 import NotesKit
 
-// Conversations and messages. Records come back as JSON (see JSON+Model.swift).
+// Conversations and messages. A record comes back as a packed row, a list as an Arrow batch (see ArrowExport+Records.swift).
 
 @_cdecl("nk_conversation_create")
-public func nk_conversation_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_conversation_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let conversation = try store(handle).conversations.create(title: try string(title, "title"))
-        w.conversation(conversation)
+        return PackedRow(conversation)
     }
 }
 
 @_cdecl("nk_conversation_get")
-public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let conversation = try store(handle).conversations.get(id)
-        w.conversation(conversation)
+        return PackedRow(conversation)
     }
 }
 
 @_cdecl("nk_conversation_list")
-public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let page = try store(handle).conversations.list(limit: count(limit), after: try optionalString(after, "after"))
-        w.page(page) { $0.conversation($1) }
+public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
+                                 _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).conversations.listBatch(limit: count(limit), after: try optionalString(after, "after"))
     }
 }
 
 @_cdecl("nk_conversation_rename")
-public func nk_conversation_rename(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_conversation_rename(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let conversation = try store(handle).conversations.rename(id, title: try string(title, "title"))
-        w.conversation(conversation)
+        return PackedRow(conversation)
     }
 }
 
@@ -41,25 +41,24 @@ public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int
 
 @_cdecl("nk_conversation_history")
 public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
-                                    _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let page = try store(handle).messages.history(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
-        w.page(page) { $0.message($1) }
+                                    _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
     }
 }
 
 @_cdecl("nk_message_send")
-public func nk_message_send(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+public func nk_message_send(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let message = try store(handle).messages.send(try string(text, "content"), in: conversationID)
-        w.message(message)
+        return PackedRow(message)
     }
 }
 
 @_cdecl("nk_message_receive")
 public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?,
-                               _ sentAt: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+                               _ sentAt: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
+    callRow(out) {
         let content = try string(text, "content")
         let time = try optionalString(sentAt, "sent_at").map { text in
             guard let t = Timestamp(iso8601: text) else {
@@ -69,15 +68,15 @@ public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64
             return t
         }
         let message = try store(handle).messages.receive(content, in: conversationID, sentAt: time)
-        w.message(message)
+        return PackedRow(message)
     }
 }
 
 @_cdecl("nk_message_get")
-public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let message = try store(handle).messages.get(id)
-        w.message(message)
+public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_row")
+        out.pointee = try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) }
     }
 }
 

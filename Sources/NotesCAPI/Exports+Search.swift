@@ -1,6 +1,6 @@
 import NotesKit
 
-// Search. Hits come back as JSON pages (see JSON+Model.swift and include/noteskit.h).
+// Search. Hits come back as Arrow pages: the record's columns, then one span column per field searched.
 
 /// The `case_sensitive` flag: 0 or 1, anything else is a caller bug.
 func flag(_ value: Int32, _ name: String) throws -> Bool {
@@ -20,24 +20,32 @@ func searchField(_ pointer: UnsafePointer<CChar>?) throws -> SearchField {
 
 @_cdecl("nk_article_search")
 public func nk_article_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ field: UnsafePointer<CChar>?,
-                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let page = try store(handle).articles.search(
-            try string(query, "query"), field: try searchField(field), caseSensitive: try flag(caseSensitive, "case_sensitive"),
+                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
+                              _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+    var searched = SearchField.any
+    return callPage(outArray, outSchema, outCursor, { ColumnBatch.articleHits(searched) }, {
+        searched = try searchField(field)
+        return try store(handle).articles.search(
+            try string(query, "query"), field: searched, caseSensitive: try flag(caseSensitive, "case_sensitive"),
             limit: count(limit), after: try optionalString(after, "after"))
-        w.page(page) { w, hit in w.hit("article", hit.spans) { $0.article(hit.record) } }
-    }
+    }, { batch, hit in
+        batch.append(hit.record)
+        batch.append(spans: hit.spans, from: 7)
+    })
 }
 
 @_cdecl("nk_message_search")
 public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ conversationId: Int64,
-                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
-        let page = try store(handle).messages.search(
+                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
+                              _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+    callPage(outArray, outSchema, outCursor, ColumnBatch.messageHits, {
+        try store(handle).messages.search(
             try string(query, "query"), conversation: conversationId == 0 ? nil : conversationId,
             caseSensitive: try flag(caseSensitive, "case_sensitive"), limit: count(limit), after: try optionalString(after, "after"))
-        w.page(page) { w, hit in w.hit("message", hit.spans) { $0.message(hit.record) } }
-    }
+    }, { batch, hit in
+        batch.append(hit.record)
+        batch.append(spans: hit.spans, from: 7)
+    })
 }
 
 @_cdecl("nk_store_reindex")

@@ -64,11 +64,13 @@ func store(_ handle: OpaquePointer?) throws -> Store {
 }
 
 @_cdecl("nk_store_changes")
-public func nk_store_changes(_ handle: OpaquePointer?, _ since: Int64, _ limit: Int64,
-                             _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    callJSON(out) { w in
+public func nk_store_changes(_ handle: OpaquePointer?, _ since: Int64, _ limit: Int64, _ outArray: OutArray?,
+                             _ outSchema: OutSchema?) -> Int32 {
+    callBatch(outArray, outSchema) {
         let changes = try store(handle).changes(since: since, limit: count(limit))
-        w.list(changes) { $0.change($1) }
+        let batch = ColumnBatch.changes()
+        for c in changes { batch.append(c); batch.endRow() }
+        return batch
     }
 }
 

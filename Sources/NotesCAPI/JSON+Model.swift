@@ -3,54 +3,9 @@ import NotesKit
 import Glibc
 #endif
 
-// How records travel across the ABI: UTF-8 JSON, timestamps as ISO-8601 text.
+// The JSON that remains at the ABI: changes for the subscribe callback, reports, layout results. Records and lists leave as packed rows and Arrow batches (ArrowExport+Records.swift).
 
 extension JSONWriter {
-    mutating func article(_ a: Article) {
-        bytes.reserveCapacity(bytes.count + a.title.utf8.count + a.content.utf8.count + 180)
-        raw("{"); key("id"); int(a.id)
-        raw(","); key("uid"); string(a.uid)
-        raw(","); key("title"); string(a.title)
-        raw(","); key("content"); string(a.content)
-        raw(","); key("created_at"); timestamp(a.createdAt)
-        raw(","); key("updated_at"); timestamp(a.updatedAt)
-        raw(","); key("revision"); int(a.revision)
-        raw("}")
-    }
-
-    mutating func draft(_ d: Draft) {
-        raw("{"); key("id"); int(d.id)
-        raw(","); key("uid"); string(d.uid)
-        raw(","); key("article_id"); optional(d.articleId)
-        raw(","); key("base_revision"); optional(d.baseRevision)
-        raw(","); key("title"); string(d.title)
-        raw(","); key("content"); string(d.content)
-        raw(","); key("created_at"); timestamp(d.createdAt)
-        raw(","); key("updated_at"); timestamp(d.updatedAt)
-        raw("}")
-    }
-
-    mutating func conversation(_ c: Conversation) {
-        raw("{"); key("id"); int(c.id)
-        raw(","); key("uid"); string(c.uid)
-        raw(","); key("title"); string(c.title)
-        raw(","); key("created_at"); timestamp(c.createdAt)
-        raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
-        raw("}")
-    }
-
-    mutating func message(_ m: Message) {
-        bytes.reserveCapacity(bytes.count + m.content.utf8.count + 160)
-        raw("{"); key("id"); int(m.id)
-        raw(","); key("uid"); string(m.uid)
-        raw(","); key("conversation_id"); int(m.conversationId)
-        raw(","); key("content"); string(m.content)
-        raw(","); key("from_me"); bool(m.fromMe)
-        raw(","); key("sent_at"); timestamp(m.sentAt)
-        raw(","); key("sender"); if let sender = m.sender { string(sender) } else { null() }
-        raw("}")
-    }
-
     mutating func change(_ c: Change) {
         raw("{"); key("seq"); int(c.seq)
         raw(","); key("entity"); string(c.entity)
@@ -60,22 +15,6 @@ extension JSONWriter {
         raw(","); key("revision"); optional(c.revision)
         raw(","); key("at"); timestamp(c.at)
         raw("}")
-    }
-
-    /// `{"<name>": record, "spans": {"title": [[start, end], ...], "content": [...]}}`; only the
-    /// fields searched appear in `spans`.
-    mutating func hit(_ name: StaticString, _ spans: MatchSpans, _ record: (inout JSONWriter) -> Void) {
-        raw("{"); key(name); record(&self)
-        raw(","); key("spans"); raw("{")
-        var first = true
-        for (field, ranges) in [("title" as StaticString, spans.title), ("content", spans.content)] {
-            guard let ranges else { continue }
-            if !first { raw(",") }
-            first = false
-            key(field)
-            list(ranges) { w, r in w.raw("["); w.int(Int64(r.lowerBound)); w.raw(","); w.int(Int64(r.upperBound)); w.raw("]") }
-        }
-        raw("}}")
     }
 
     mutating func optional(_ v: Int64?) {
@@ -89,14 +28,6 @@ extension JSONWriter {
             write(&self, item)
         }
         raw("]")
-    }
-
-    mutating func page<T>(_ page: Page<T>, _ write: (inout JSONWriter, T) -> Void) {
-        raw("{"); key("items"); list(page.items, write)
-        raw(","); key("next_cursor")
-        if let cursor = page.nextCursor { string(cursor) } else { null() }
-        raw(","); key("has_more"); bool(page.hasMore)
-        raw("}")
     }
 
     static func encode(_ write: (inout JSONWriter) -> Void) -> [UInt8] {

@@ -1,3 +1,4 @@
+import CArrow
 import Testing
 import NotesCAPI
 import NotesKit
@@ -20,8 +21,8 @@ struct ChatABITests {
         defer { _ = nk_store_close(store) }
         var out: UnsafeMutablePointer<CChar>?
         #expect(nk_conversation_create(store, "Alice", &out) == 0)
-        let conversation = try #require(out.map { p in defer { nk_free(p) }; return String(cString: p) })
-        guard case let .int(id)? = (try JSONValue.parse(conversation))["id"] else { Issue.record("no id"); return }
+        // A packed row: int64 size, then the conversation's id.
+        let id = try #require(out.map { p in defer { nk_free(p) }; return UnsafeRawPointer(p).loadUnaligned(fromByteOffset: 8, as: Int64.self) })
         out = nil
 
         let invalid: [CChar] = [CChar(bitPattern: 0xFF), 0]
@@ -38,9 +39,11 @@ struct ChatABITests {
         var written: UnsafeMutableRawPointer?
         #expect(nk_message_insert_many(store, id, nil, 0, &written) == 1)
         #expect(written == nil)
-        #expect(nk_conversation_history(store, id, 50, "forged.1.2.0000000000000000", &out) == 2)
-        #expect(nk_conversation_history(store, id, 0, nil, &out) == 2)
-        #expect(out == nil)
+        var array = ArrowArray(), schema = ArrowSchema()
+        #expect(nk_conversation_history(store, id, 50, "forged.1.2.0000000000000000", &array, &schema, &out) == 2)
+        #expect(nk_conversation_history(store, id, 0, nil, &array, &schema, &out) == 2)
+        #expect(nk_conversation_history(store, id, 50, nil, nil, &schema, &out) == 1)
+        #expect(out == nil && array.release == nil && schema.release == nil)
 
         var seq: Int64 = -1
         #expect(nk_store_last_change_seq(store, &seq) == 0 && seq == 1)  // only the conversation's creation

@@ -60,14 +60,21 @@ struct HostileInputTests {
         #expect(nk_article_get(wrongKind, 1, &out) == 1)
     }
 
-    @Test("results are owned JSON strings the caller frees")
+    @Test("a record is an owned packed row the caller frees: size, integers, text lengths, texts")
     func ownedResults() throws {
         let store = try openMemory()
         defer { _ = nk_store_close(store) }
         var out: UnsafeMutablePointer<CChar>?
         #expect(nk_article_create(store, "标题", "内容 \"quoted\"", &out) == 0)
-        let json = String(cString: try #require(out))
-        nk_free(out)
-        #expect(json.contains("\"title\":\"标题\"") && json.contains("\\\"quoted\\\""))
+        let row = UnsafeRawPointer(try #require(out))
+        defer { nk_free(out) }
+        let size = Int(row.loadUnaligned(as: Int64.self))
+        let lengths = (5...7).map { Int(row.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }
+        #expect(size == 64 + lengths.reduce(0, +))
+        let texts = UnsafeRawBufferPointer(start: row + 64, count: size - 64)
+        let title = String(decoding: texts[lengths[0]..<(lengths[0] + lengths[1])], as: UTF8.self)
+        let content = String(decoding: texts[(lengths[0] + lengths[1])...], as: UTF8.self)
+        #expect(title == "标题" && content == "内容 \"quoted\"")
+        #expect(row.loadUnaligned(fromByteOffset: 8, as: Int64.self) == 1)  // the id
     }
 }

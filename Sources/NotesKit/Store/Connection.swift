@@ -240,6 +240,30 @@ final class Statement {
         return UID.text(high: high, low: low)
     }
 
+    /// The 16 bytes of a uid column, or nil when it holds anything else.
+    private func uidBytes(_ column: Int32) -> UnsafeRawPointer? {
+        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 16 else { return nil }
+        return sqlite3_column_blob(raw, column)
+    }
+
+    /// A uid column as the UUID text the API shows (`0b6f6c1e-…`, 36 bytes), formatted in place
+    /// without a `String`; a column that is not 16 bytes (a damaged file) as its stored text.
+    func withUIDText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let bytes = uidBytes(column) else { return try withUTF8(column) { try body(UnsafeRawBufferPointer($0)) } }
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
+        return try withUnsafeMutableBytes(of: &text) { out in
+            var at = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
+                let byte = bytes.load(fromByteOffset: i, as: UInt8.self)
+                out[at] = hexDigits[Int(byte >> 4)]
+                out[at + 1] = hexDigits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
+        }
+    }
+
     func optionalUID(_ column: Int32) -> String? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : uid(column)
     }
@@ -297,7 +321,11 @@ final class Statement {
         return withBlob(column) { Array($0) }
     }
 
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+
     func optionalText(_ column: Int32) -> String? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
     }
 }
+
+private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -23,3 +23,21 @@ def store() -> Iterator[nk.Store]:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "notes.db"
+
+
+def page_out() -> tuple:
+    """Out-parameters for a page export: ArrowArray, ArrowSchema, cursor (each by reference)."""
+    from ctypes import byref, c_void_p
+
+    from noteskit import _ffi
+
+    return byref(_ffi.ArrowArray()), byref(_ffi.ArrowSchema()), byref(c_void_p())
+
+
+def batch_out() -> tuple:
+    """Out-parameters for a batch export: ArrowArray, ArrowSchema (each by reference)."""
+    from ctypes import byref
+
+    from noteskit import _ffi
+
+    return byref(_ffi.ArrowArray()), byref(_ffi.ArrowSchema())

@@ -9,6 +9,7 @@ from ctypes import byref, c_int64, c_void_p
 import pytest
 
 import noteskit as nk
+from conftest import batch_out, page_out
 from noteskit import _ffi
 
 NK_E_INVALID_ARGUMENT, NK_E_VALIDATION, NK_E_CLOSED = 1, 2, 11
@@ -53,7 +54,7 @@ def test_invalid_utf8_is_an_invalid_argument_and_writes_nothing(handle, bad):
     out = c_void_p()
     assert _ffi.nk_article_create(handle, bad, b"c", byref(out)) == NK_E_INVALID_ARGUMENT
     assert "not valid UTF-8" in last_error()["message"]
-    assert _ffi.nk_article_list(handle, 20, bad, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_list(handle, 20, bad, *page_out()) == NK_E_INVALID_ARGUMENT
     count = c_int64()
     assert _ffi.nk_article_count(handle, byref(count)) == 0 and count.value == 0
 
@@ -120,8 +121,8 @@ def test_huge_and_negative_numbers_are_handled(handle):
     out = c_void_p()
     assert _ffi.nk_article_get(handle, -1, byref(out)) == 3
     assert _ffi.nk_article_get(handle, 2 ** 63 - 1, byref(out)) == 3
-    assert _ffi.nk_article_list(handle, -(2 ** 63), None, byref(out)) == NK_E_VALIDATION
-    assert _ffi.nk_store_changes(handle, -5, 2 ** 63 - 1, byref(out)) == NK_E_VALIDATION
+    assert _ffi.nk_article_list(handle, -(2 ** 63), None, *page_out()) == NK_E_VALIDATION
+    assert _ffi.nk_store_changes(handle, -5, 2 ** 63 - 1, *batch_out()) == NK_E_VALIDATION
 
 
 # ---- The same through the Python API ----------------------------------------------------------

@@ -15,13 +15,15 @@ from ._ffi import LIBRARY_PATH
 from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
                      SchemaError, StorageError, StorageFullError, ValidationError)
+from .articles import Articles, Draft
 from .chat import Conversations, Messages
 from .exchange import ExportReport, ImportReport, SkippedRecord
 from .feed import CompactReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
-from .store import Articles, Draft, Store, Subscription, default_store_path
+from .selection import Selection
+from .store import Store, Subscription, default_store_path
 
 __version__ = "0.1.0"
 
@@ -44,5 +46,5 @@ __all__ = [
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError", "SkippedRecord",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
-    "SearchHit", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
+    "SearchHit", "Selection", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

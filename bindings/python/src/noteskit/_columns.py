@@ -28,7 +28,8 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 from . import _ffi
 from ._ffi import ArrowArray, ArrowArrayStream, ArrowSchema
 from .errors import InvalidArgumentError, ValidationError
-from .models import Article, Message, format_time
+from ._convert import format_time
+from .models import Article, Message
 
 TEXT, FLAG, TIME = "text", "flag", "time"
 

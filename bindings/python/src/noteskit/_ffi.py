@@ -76,6 +76,11 @@ ArrowArrayStream._fields_ = [
 ]
 
 
+ArrowArray_p = POINTER(ArrowArray)
+ArrowSchema_p = POINTER(ArrowSchema)
+ArrowArrayStream_p = POINTER(ArrowArrayStream)
+
+
 # typedef void (*nk_change_callback)(void *user_data, const char *changes_json);
 nk_change_callback = CFUNCTYPE(None, c_void_p, c_char_p)
 # typedef int32_t (*nk_progress_callback)(void *user_data, int64_t done, int64_t total);
@@ -140,6 +145,8 @@ nk_version = _declare("nk_version", c_char_p)
 nk_free = _declare("nk_free", None, c_void_p)
 # char *nk_last_error(void);   (owned)
 nk_last_error = _declare("nk_last_error", c_void_p)
+# int32_t nk_arrow_outstanding(int64_t *out_count);
+nk_arrow_outstanding = _declare("nk_arrow_outstanding", c_int32, c_int64_p)
 
 # ---- Store --------------------------------------------------------------------------------------
 # int32_t nk_store_open(const char *path, int32_t flags, nk_store **out_store);
@@ -150,8 +157,9 @@ NK_OPEN_FAST = 2
 nk_store_open_memory = _declare("nk_store_open_memory", c_int32, c_void_pp)
 # int32_t nk_store_close(nk_store *store);
 nk_store_close = _declare("nk_store_close", c_int32, c_void_p)
-# int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, char **out_json);
-nk_store_changes = _declare("nk_store_changes", c_int32, c_void_p, c_int64, c_int64, c_void_pp)
+# int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, struct ArrowArray *out_array,
+#                          struct ArrowSchema *out_schema);
+nk_store_changes = _declare("nk_store_changes", c_int32, c_void_p, c_int64, c_int64, ArrowArray_p, ArrowSchema_p)
 # int32_t nk_store_last_change_seq(nk_store *store, int64_t *out_seq);
 nk_store_last_change_seq = _declare("nk_store_last_change_seq", c_int32, c_void_p, c_int64_p)
 # int32_t nk_store_subscribe(nk_store *store, nk_change_callback callback, void *user_data, int64_t *out_token);
@@ -162,47 +170,55 @@ nk_store_unsubscribe = _declare("nk_store_unsubscribe", c_int32, c_void_p, c_int
 nk_store_set_max_size = _declare("nk_store_set_max_size", c_int32, c_void_p, c_int64, c_int64_p)
 
 # ---- Articles -----------------------------------------------------------------------------------
-# int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_json);
+# int32_t nk_article_create(nk_store *store, const char *title, const char *content, char **out_row);
 nk_article_create = _declare("nk_article_create", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, POINTER(ArrowArrayStream), c_int32, c_void_pp)
-# int32_t nk_article_get(nk_store *store, int64_t id, char **out_json);
+# int32_t nk_article_get(nk_store *store, int64_t id, char **out_row);
 nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
-#                           int64_t expected_revision, char **out_json);
+#                           int64_t expected_revision, char **out_row);
 nk_article_update = _declare("nk_article_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_int64, c_void_pp)
 # int32_t nk_article_delete(nk_store *store, int64_t id);
 nk_article_delete = _declare("nk_article_delete", c_int32, c_void_p, c_int64)
-# int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, char **out_json);
-nk_article_list = _declare("nk_article_list", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
+# int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
+#                         struct ArrowSchema *out_schema, char **out_cursor);
+nk_article_list = _declare("nk_article_list", c_int32, c_void_p, c_int64, c_char_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_article_select(nk_store *store, int64_t since_ms, int64_t until_ms, int32_t order, int32_t threads,
+#                           struct ArrowArrayStream *out_stream);
+nk_article_select = _declare("nk_article_select", c_int32, c_void_p, c_int64, c_int64, c_int32, c_int32, ArrowArrayStream_p)
+# int32_t nk_article_select_count(nk_store *store, int64_t since_ms, int64_t until_ms, int64_t *out_count);
+nk_article_select_count = _declare("nk_article_select_count", c_int32, c_void_p, c_int64, c_int64, c_int64_p)
 # int32_t nk_article_count(nk_store *store, int64_t *out_count);
 nk_article_count = _declare("nk_article_count", c_int32, c_void_p, c_int64_p)
 
 # ---- Drafts -------------------------------------------------------------------------------------
-# int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_json);
+# int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_row);
 nk_draft_new = _declare("nk_draft_new", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
-# int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_json);
+# int32_t nk_draft_edit(nk_store *store, int64_t article_id, char **out_row);
 nk_draft_edit = _declare("nk_draft_edit", c_int32, c_void_p, c_int64, c_void_pp)
-# int32_t nk_draft_get(nk_store *store, int64_t id, char **out_json);
+# int32_t nk_draft_get(nk_store *store, int64_t id, char **out_row);
 nk_draft_get = _declare("nk_draft_get", c_int32, c_void_p, c_int64, c_void_pp)
-# int32_t nk_draft_list(nk_store *store, char **out_json);
-nk_draft_list = _declare("nk_draft_list", c_int32, c_void_p, c_void_pp)
-# int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_json);
+# int32_t nk_draft_list(nk_store *store, struct ArrowArray *out_array, struct ArrowSchema *out_schema);
+nk_draft_list = _declare("nk_draft_list", c_int32, c_void_p, ArrowArray_p, ArrowSchema_p)
+# int32_t nk_draft_update(nk_store *store, int64_t id, const char *title, const char *content, char **out_row);
 nk_draft_update = _declare("nk_draft_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_void_pp)
-# int32_t nk_draft_save(nk_store *store, int64_t id, char **out_json);
+# int32_t nk_draft_save(nk_store *store, int64_t id, char **out_row);
 nk_draft_save = _declare("nk_draft_save", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_draft_discard(nk_store *store, int64_t id);
 nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 
 # ---- Search -------------------------------------------------------------------------------------
 # int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
-#                           int64_t limit, const char *after, char **out_json);
+#                           int64_t limit, const char *after, struct ArrowArray *out_array,
+#                           struct ArrowSchema *out_schema, char **out_cursor);
 nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_char_p,
-                             c_void_pp)
+                             ArrowArray_p, ArrowSchema_p, c_void_pp)
 # int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
-#                           int64_t limit, const char *after, char **out_json);
+#                           int64_t limit, const char *after, struct ArrowArray *out_array,
+#                           struct ArrowSchema *out_schema, char **out_cursor);
 nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
-                             c_void_pp)
+                             ArrowArray_p, ArrowSchema_p, c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
 nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
 # int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
@@ -210,27 +226,34 @@ nk_store_compact = _declare("nk_store_compact", c_int32, c_void_p, c_int64, c_vo
 
 
 # ---- Conversations ------------------------------------------------------------------------------
-# int32_t nk_conversation_create(nk_store *store, const char *title, char **out_json);
+# int32_t nk_conversation_create(nk_store *store, const char *title, char **out_row);
 nk_conversation_create = _declare("nk_conversation_create", c_int32, c_void_p, c_char_p, c_void_pp)
-# int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_json);
+# int32_t nk_conversation_get(nk_store *store, int64_t id, char **out_row);
 nk_conversation_get = _declare("nk_conversation_get", c_int32, c_void_p, c_int64, c_void_pp)
-# int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, char **out_json);
-nk_conversation_list = _declare("nk_conversation_list", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
-# int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_json);
+# int32_t nk_conversation_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
+#                              struct ArrowSchema *out_schema, char **out_cursor);
+nk_conversation_list = _declare("nk_conversation_list", c_int32, c_void_p, c_int64, c_char_p, ArrowArray_p, ArrowSchema_p,
+                                c_void_pp)
+# int32_t nk_conversation_select(nk_store *store, int32_t threads, struct ArrowArrayStream *out_stream);
+nk_conversation_select = _declare("nk_conversation_select", c_int32, c_void_p, c_int32, ArrowArrayStream_p)
+# int32_t nk_conversation_select_count(nk_store *store, int64_t *out_count);
+nk_conversation_select_count = _declare("nk_conversation_select_count", c_int32, c_void_p, c_int64_p)
+# int32_t nk_conversation_rename(nk_store *store, int64_t id, const char *title, char **out_row);
 nk_conversation_rename = _declare("nk_conversation_rename", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
 # int32_t nk_conversation_delete(nk_store *store, int64_t id);
 nk_conversation_delete = _declare("nk_conversation_delete", c_int32, c_void_p, c_int64)
 # int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
-#                                 char **out_json);
-nk_conversation_history = _declare("nk_conversation_history", c_int32, c_void_p, c_int64, c_int64, c_char_p, c_void_pp)
+#                                 struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+nk_conversation_history = _declare("nk_conversation_history", c_int32, c_void_p, c_int64, c_int64, c_char_p, ArrowArray_p,
+                                   ArrowSchema_p, c_void_pp)
 
 # ---- Messages -----------------------------------------------------------------------------------
-# int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_json);
+# int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_row);
 nk_message_send = _declare("nk_message_send", c_int32, c_void_p, c_int64, c_char_p, c_void_pp)
 # int32_t nk_message_receive(nk_store *store, int64_t conversation_id, const char *text, const char *sent_at,
-#                            char **out_json);
+#                            char **out_row);
 nk_message_receive = _declare("nk_message_receive", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_void_pp)
-# int32_t nk_message_get(nk_store *store, int64_t id, char **out_json);
+# int32_t nk_message_get(nk_store *store, int64_t id, char **out_row);
 nk_message_get = _declare("nk_message_get", c_int32, c_void_p, c_int64, c_void_pp)
 # int32_t nk_message_delete(nk_store *store, int64_t id);
 nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
@@ -239,6 +262,14 @@ nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
 nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, POINTER(ArrowArrayStream), c_int32,
                                   c_void_pp)
 NK_CREATED_TEXT = 1
+# int32_t nk_message_select(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms, int32_t from_me,
+#                           int32_t order, int32_t threads, struct ArrowArrayStream *out_stream);
+nk_message_select = _declare("nk_message_select", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int32, c_int32, c_int32,
+                             ArrowArrayStream_p)
+# int32_t nk_message_select_count(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms,
+#                                 int32_t from_me, int64_t *out_count);
+nk_message_select_count = _declare("nk_message_select_count", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int32,
+                                   c_int64_p)
 # ---- Layout -------------------------------------------------------------------------------------
 # int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
 nk_measure_text = _declare("nk_measure_text", c_int32, c_char_p, c_double, c_char_p, c_double, c_void_pp)

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
+from ctypes import byref
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
 from . import _columns, _ffi
+from ._arrow import call_page
+from ._convert import (Columns, call_row, conversation_from_row, conversations, format_time, message_from_row, message_hits,
+                       messages, ms_from_time)
 from .errors import InvalidArgumentError, NotFoundError
-from .models import Conversation, Message, MessageHit, Page, format_time, parse_time, walk
+from .models import Conversation, Message, MessageHit, Page, walk
+from .selection import NO_TIME, Selection, order_code
 
 if TYPE_CHECKING:
     from .store import Store
@@ -27,17 +32,17 @@ class Conversations:
     def __init__(self, store: "Store") -> None:
         self._store = store
 
-    def _conversation(self, data: Any) -> Conversation:
-        return Conversation._from_json(data, self._store)
+    def _conversation(self, row: int) -> Conversation:
+        return conversation_from_row(row, self._store)
 
     def create(self, title: str) -> Conversation:
         """Starts a conversation. An empty, whitespace-only or over-long (> 1000 characters) title
         raises :class:`ValidationError` naming ``title``, and nothing is written."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_create, self._store.handle, _ffi.text(title, "title")))
+        return self._conversation(call_row(_ffi.nk_conversation_create, self._store.handle, _ffi.text(title, "title")))
 
     def get(self, id: int) -> Conversation:
         """The conversation with ``id``; :class:`NotFoundError` if there is none."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_get, self._store.handle, _ffi.integer(id, "id")))
+        return self._conversation(call_row(_ffi.nk_conversation_get, self._store.handle, _ffi.integer(id, "id")))
 
     def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Conversation]:
         """One page of conversations, most recent activity first (``last_activity_at``, then ``id``).
@@ -46,9 +51,25 @@ class Conversations:
         cost at any depth). A conversation that gets a message while you page moves to the top: it
         is never seen twice, and shows up on the next first page.
         """
-        data = _ffi.call_json(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
-                              _ffi.optional_text(after, "after"))
-        return Page([self._conversation(c) for c in data["items"]], data["next_cursor"], data["has_more"])
+        columns, _, cursor = call_page(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(after, "after"))
+        return Page(conversations(columns, self._store), cursor, cursor is not None)
+
+    def select(self) -> Selection[Conversation]:
+        """Every conversation, most recent activity first, as a lazy :class:`Selection` (see
+        :meth:`Articles.select`); iterating it yields bound :class:`Conversation` records."""
+        store = self._store
+
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_conversation_select(store.handle, threads, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_conversation_select_count, store.handle)
+
+        def records(columns: Columns) -> List[Conversation]:
+            return conversations(columns, store)
+
+        return Selection(open_stream, count, records, "of conversations")
 
     def iter(self, batch_size: int = 200) -> Iterator[Conversation]:
         """Every conversation, most recent activity first, fetched lazily ``batch_size`` at a time."""
@@ -60,8 +81,8 @@ class Conversations:
     def rename(self, id: int, title: str) -> Conversation:
         """Gives conversation ``id`` a new title (same rules as :meth:`create`) and returns it.
         Its place in the list does not change."""
-        return self._conversation(_ffi.call_json(_ffi.nk_conversation_rename, self._store.handle, _ffi.integer(id, "id"),
-                                                 _ffi.text(title, "title")))
+        return self._conversation(call_row(_ffi.nk_conversation_rename, self._store.handle, _ffi.integer(id, "id"),
+                                           _ffi.text(title, "title")))
 
     def delete(self, id: int) -> None:
         """Deletes conversation ``id`` and all its messages in one transaction; :class:`NotFoundError`
@@ -90,16 +111,15 @@ class Messages:
     def send(self, conversation_id: int, text: str) -> Message:
         """Adds a message sent by the user (``from_me=True``) to the conversation, sent now.
         :class:`NotFoundError` for an unknown conversation."""
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_send, self._store.handle,
-                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content")))
+        return message_from_row(call_row(_ffi.nk_message_send, self._store.handle,
+                                         _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content")))
 
     def receive(self, conversation_id: int, text: str, sent_at: Union[datetime, str, None] = None) -> Message:
         """Adds a message the user received (``from_me=False``). ``sent_at`` (a ``datetime``, naive
         taken as UTC, or ISO-8601 text) dates an imported message; by default it is now."""
         when = None if sent_at is None else _ffi.text(format_time(sent_at, "sent_at"), "sent_at")
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_receive, self._store.handle,
-                                                 _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"),
-                                                 when))
+        return message_from_row(call_row(_ffi.nk_message_receive, self._store.handle,
+                                         _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"), when))
 
     def history(self, conversation_id: int, limit: int = 50, before: Optional[str] = None) -> Page[Message]:
         """A page of a conversation's history, paged backward from the newest message ("load earlier").
@@ -111,14 +131,14 @@ class Messages:
         and any depth costs what the newest page costs. ``limit`` is 1 to 1000. A cursor of another
         conversation is a :class:`ValidationError` on ``cursor``.
         """
-        data = _ffi.call_json(_ffi.nk_conversation_history, self._store.handle,
-                              _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
-                              _ffi.optional_text(before, "before"))
-        return Page([Message._from_json(m) for m in data["items"]], data["next_cursor"], data["has_more"])
+        columns, _, cursor = call_page(_ffi.nk_conversation_history, self._store.handle,
+                                       _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(before, "before"))
+        return Page(messages(columns), cursor, cursor is not None)
 
     def get(self, id: int) -> Message:
         """The message with ``id``; :class:`NotFoundError` if there is none."""
-        return Message._from_json(_ffi.call_json(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
+        return message_from_row(call_row(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
 
     def delete(self, id: int) -> None:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
@@ -153,9 +173,46 @@ class Messages:
         cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
         if conversation is not None and cid <= 0:
             raise NotFoundError(f"conversation {cid} does not exist")
-        data = _ffi.call_json(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
-                              int(case_sensitive), _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
-        return Page([MessageHit._from_json(r) for r in data["items"]], data["next_cursor"], data["has_more"])
+        columns, n, cursor = call_page(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
+                                       int(case_sensitive), _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+        return Page(message_hits(columns, n), cursor, cursor is not None)
+
+    def select(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
+               until: Optional[datetime] = None, from_me: Optional[bool] = None, order: str = "asc") -> Selection[Message]:
+        """Every message (of ``conversation``, or of all) sent in ``[since, until)``, by the user
+        (``from_me=True``), by the others (``False``) or by anyone (None), oldest first
+        (``order="desc"``: newest first), as a lazy :class:`Selection`.
+
+        ``since`` is inclusive and ``until`` exclusive; either may be None, aware or naive (taken
+        as UTC). An unknown conversation raises :class:`NotFoundError` when the selection is read.
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     conv = store.conversations.create("Alice")
+        ...     _ = conv.send("hello"); _ = conv.receive("hi")
+        ...     [m.content for m in store.messages.select(from_me=False)]
+        ['hi']
+        """
+        cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
+        if conversation is not None and cid <= 0:
+            raise NotFoundError(f"conversation {cid} does not exist")
+        if from_me is not None and not isinstance(from_me, bool):
+            raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
+        who = -1 if from_me is None else int(from_me)
+        start = NO_TIME if since is None else ms_from_time(since, "since")
+        end = NO_TIME if until is None else ms_from_time(until, "until")
+        direction = order_code(order)
+        store = self._store
+
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_message_select(store.handle, cid, start, end, who, direction, threads, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_message_select_count, store.handle, cid, start, end, who)
+
+        return Selection(open_stream, count, messages,
+                         f"of messages (conversation={conversation}, since={since}, until={until}, from_me={from_me}, "
+                         f"order={order!r})")
 
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
                     batch_size: int = 200) -> Iterator[MessageHit]:

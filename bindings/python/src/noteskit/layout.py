@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import weakref
 from ctypes import byref, c_int32, c_int64, c_void_p
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
 from . import _ffi
-from .errors import ClosedError, InvalidArgumentError, ValidationError
+from ._handle import _Handle
+from .errors import InvalidArgumentError, ValidationError
 
 if TYPE_CHECKING:
     from .store import Store
@@ -327,15 +326,7 @@ def _kind(kind: str) -> bytes:
     return _ffi.text(kind, "kind")
 
 
-def _close_layout(handle: int) -> None:
-    _ffi.nk_layout_close(handle)
-
-
-def _close_rows(handle: int) -> None:
-    _ffi.nk_rows_close(handle)
-
-
-class Layout:
+class Layout(_Handle):
     """Row heights and bubbles of a store at one width, measured with Pango and cached.
 
     Made by :meth:`Store.layout`. The cache is keyed by (article or message, id, revision, width,
@@ -366,34 +357,11 @@ class Layout:
         _ffi.check(_ffi.nk_layout_open(store.handle, _ffi.number(width, "width"), self.article_style._json(),
                                        self.bubble_style._json(), _ffi.number(estimated_height, "estimated_height"),
                                        0 if cache_bytes is None else _ffi.integer(cache_bytes, "cache_bytes"), byref(out)))
-        self._handle: Optional[int] = out.value or 0
-        self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _close_layout, self._handle)
+        self._own(out.value or 0, _ffi.nk_layout_close)
         self.width = float(width)
         self.estimated_height = float(estimated_height)
 
-    @property
-    def handle(self) -> int:
-        """The raw ``nk_layout *`` for :mod:`noteskit._ffi` calls; :class:`ClosedError` once closed."""
-        handle = self._handle
-        if handle is None:
-            raise ClosedError("the layout is closed")
-        return handle
-
-    def close(self) -> None:
-        """Frees the cache. Closing twice does nothing."""
-        with self._lock:
-            handle, self._handle = self._handle, None
-            if handle is None:
-                return
-            self._finalizer.detach()
-            _ffi.check(_ffi.nk_layout_close(handle))
-
-    def __enter__(self) -> "Layout":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    _what = "layout"
 
     def __repr__(self) -> str:
         return f"<noteskit.Layout width={self.width:g} ({'closed' if self._handle is None else 'open'})>"
@@ -459,7 +427,7 @@ class Layout:
         return Picture(**data)
 
 
-class Rows:
+class Rows(_Handle):
     """Where each row of an ordered list sits: O(log n) queries over a sum tree of heights.
 
     Measured rows count with their height, the others with the layout's ``estimated_height``. The
@@ -477,29 +445,9 @@ class Rows:
     def __init__(self, layout: Layout, handle: int, ids: List[int]) -> None:
         self.layout = layout
         self.ids = ids
-        self._handle: Optional[int] = handle
-        self._finalizer = weakref.finalize(self, _close_rows, handle)
+        self._own(handle, _ffi.nk_rows_close)
 
-    @property
-    def handle(self) -> int:
-        """The raw ``nk_rows *`` for :mod:`noteskit._ffi` calls; :class:`ClosedError` once closed."""
-        handle = self._handle
-        if handle is None:
-            raise ClosedError("the row list is closed")
-        return handle
-
-    def close(self) -> None:
-        """Frees the row list. Closing twice does nothing."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            self._finalizer.detach()
-            _ffi.check(_ffi.nk_rows_close(handle))
-
-    def __enter__(self) -> "Rows":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    _what = "row list"
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -1,17 +1,14 @@
-"""Records: frozen dataclasses built from the library's JSON, and the generic :class:`Page`."""
+"""Records: the frozen dataclasses the API returns, and the generic :class:`Page` (built by :mod:`noteskit._convert`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from .store import Store
 
 T = TypeVar("T")
-
-_fromiso = datetime.fromisoformat
-
 
 def walk(fetch: "Callable[[Optional[str]], Page[T]]") -> Iterator[T]:
     """Every item of a keyset-paged list: calls ``fetch(after)`` page after page until the last."""
@@ -22,25 +19,6 @@ def walk(fetch: "Callable[[Optional[str]], Page[T]]") -> Iterator[T]:
         if page.next_cursor is None:
             return
         after = page.next_cursor
-
-
-def parse_time(text: str) -> datetime:
-    """ISO-8601 text from the library (always UTC, ``...Z``) as an aware ``datetime``."""
-    return _fromiso(text)
-
-
-def format_time(value: Union[datetime, str], field: str) -> str:
-    """A ``datetime`` (naive ones are taken as UTC) or ISO-8601 text, as the library takes it."""
-    from .errors import InvalidArgumentError
-
-    if isinstance(value, str):
-        return value
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-    raise InvalidArgumentError(f"{field} must be a datetime or ISO-8601 text, got {type(value).__name__}", field=field)
-
 
 @dataclass(frozen=True)
 class Article:
@@ -66,12 +44,6 @@ class Article:
         from ._display import html_record
 
         return html_record(self)
-
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any]) -> "Article":
-        return cls(d["id"], d["uid"], d["title"], d["content"], _fromiso(d["created_at"]), _fromiso(d["updated_at"]),
-                   d["revision"])
-
 
 @dataclass(frozen=True)
 class Message:
@@ -104,11 +76,6 @@ class Message:
                             ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
             object.__setattr__(self, name, value)
 
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any]) -> "Message":
-        return cls(d["id"], d["uid"], d["conversation_id"], d["content"], d["from_me"], _fromiso(d["sent_at"]), d.get("sender"))
-
-
 @dataclass(frozen=True)
 class Conversation:
     """A chat conversation, bound to the store it came from so that it can be used directly.
@@ -132,12 +99,6 @@ class Conversation:
     title: str
     created_at: datetime
     last_activity_at: datetime
-
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any], store: "Store") -> "Conversation":
-        conversation = cls(d["id"], d["uid"], d["title"], _fromiso(d["created_at"]), _fromiso(d["last_activity_at"]))
-        object.__setattr__(conversation, "_store", store)
-        return conversation
 
     @property
     def _bound(self) -> "Store":
@@ -183,7 +144,6 @@ class Conversation:
                 return None
             return picture._repr_png_()
 
-
 @dataclass(frozen=True)
 class Change:
     """One committed change from the change feed: ``op`` is ``"create"``, ``"update"`` or ``"delete"``.
@@ -203,11 +163,6 @@ class Change:
     uid: str
     revision: Optional[int]
     at: datetime
-
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any]) -> "Change":
-        return cls(d["seq"], d["entity"], d["op"], d["id"], d["uid"], d["revision"], _fromiso(d["at"]))
-
 
 @dataclass(frozen=True)
 class Page(Generic[T]):
@@ -244,13 +199,7 @@ class Page(Generic[T]):
 
         return html_page(self)
 
-
 Spans = Dict[str, List[Tuple[int, int]]]
-
-
-def _spans(d: Dict[str, Any]) -> Spans:
-    return {name: [(start, end) for start, end in ranges] for name, ranges in d.items()}
-
 
 @dataclass(frozen=True)
 class SearchHit:
@@ -272,11 +221,6 @@ class SearchHit:
     article: Article
     spans: Spans
 
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any]) -> "SearchHit":
-        return cls(Article._from_json(d["article"]), _spans(d["spans"]))
-
-
 @dataclass(frozen=True)
 class MessageHit:
     """One message found by :meth:`Messages.search`: the message and where the query matched.
@@ -294,7 +238,3 @@ class MessageHit:
 
     message: Message
     spans: Spans
-
-    @classmethod
-    def _from_json(cls, d: Dict[str, Any]) -> "MessageHit":
-        return cls(Message._from_json(d["message"]), _spans(d["spans"]))

@@ -1,0 +1,305 @@
+import CArrow
+import NotesKit
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The producer side of the Arrow C Data / C Stream Interface: finished column batches (see
+// NotesKit's Arrow/ColumnBatch.swift) handed out as ArrowArray / ArrowSchema / ArrowArrayStream
+// structs, with the specification's ownership: the consumer calls each struct's release exactly
+// once; a released struct has release == NULL. Every struct handed out (children included) is
+// counted until released, so tests can see that nothing leaks (nk_arrow_outstanding).
+
+enum ArrowLive {
+    static let count = Atomic<Int64>(0)
+    static func made() { count.wrappingAdd(1, ordering: .relaxed) }
+    static func released() { count.wrappingSubtract(1, ordering: .relaxed) }
+}
+
+// MARK: - Arrays
+
+private final class ArrayPrivate {
+    let buffers: UnsafeMutablePointer<UnsafeRawPointer?>
+    let bufferCount: Int
+    let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>?
+    let childCount: Int
+
+    init(buffers: [UnsafeMutableRawPointer?], children: [UnsafeMutablePointer<ArrowArray>]) {
+        bufferCount = buffers.count
+        self.buffers = .allocate(capacity: max(buffers.count, 1))
+        for (i, b) in buffers.enumerated() { self.buffers[i] = UnsafeRawPointer(b) }
+        childCount = children.count
+        if children.isEmpty {
+            self.children = nil
+        } else {
+            let list = UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>.allocate(capacity: children.count)
+            for (i, c) in children.enumerated() { list[i] = c }
+            self.children = list
+        }
+    }
+
+    deinit {
+        for i in 0..<bufferCount { free(UnsafeMutableRawPointer(mutating: buffers[i])) }
+        buffers.deallocate()
+        if let children {
+            for i in 0..<childCount {
+                guard let child = children[i] else { continue }
+                if let release = child.pointee.release { release(child) }
+                child.deallocate()
+            }
+            children.deallocate()
+        }
+    }
+}
+
+private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { array in
+    guard let array, array.pointee.release != nil, let data = array.pointee.private_data else { return }
+    Unmanaged<ArrayPrivate>.fromOpaque(data).release()
+    array.pointee.release = nil
+    array.pointee.private_data = nil
+    ArrowLive.released()
+}
+
+/// Fills `out` with `column`'s array, taking over its buffers.
+private func fill(_ out: UnsafeMutablePointer<ArrowArray>, _ column: FinishedColumn) {
+    let children = column.child.map { child -> UnsafeMutablePointer<ArrowArray> in
+        let p = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
+        fill(p, child)
+        return p
+    }
+    fill(out, length: column.length, nullCount: column.nullCount, buffers: column.buffers, children: children)
+}
+
+private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCount: Int, buffers: [UnsafeMutableRawPointer?],
+                  children: [UnsafeMutablePointer<ArrowArray>]) {
+    let data = ArrayPrivate(buffers: buffers, children: children)
+    out.initialize(to: ArrowArray(
+        length: Int64(length), null_count: Int64(nullCount), offset: 0, n_buffers: Int64(buffers.count),
+        n_children: Int64(children.count), buffers: data.buffers, children: data.children, dictionary: nil,
+        release: releaseArray, private_data: Unmanaged.passRetained(data).toOpaque()))
+    ArrowLive.made()
+}
+
+/// Fills `out` with a record batch (a struct array of the columns), taking over their buffers.
+func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutablePointer<ArrowArray>) {
+    let children = columns.map { column -> UnsafeMutablePointer<ArrowArray> in
+        let p = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
+        fill(p, column)
+        return p
+    }
+    fill(out, length: rows, nullCount: 0, buffers: [nil], children: children)
+}
+
+// MARK: - Schemas
+
+/// Format strings and field names as C strings made once and kept for the life of the process:
+/// the library uses a few dozen, and a consumer may cache what it decoded by address.
+private enum InternedStrings {
+    static let table = Mutex<[String: UnsafeMutablePointer<CChar>]>([:])
+
+    static func get(_ text: String) -> UnsafeMutablePointer<CChar>? {
+        table.withLock { t in
+            if let p = t[text] { return p }
+            guard let p = strdup(text) else { return nil }
+            t[text] = p
+            return p
+        }
+    }
+}
+
+private final class SchemaPrivate {
+    let format: UnsafeMutablePointer<CChar>?
+    let name: UnsafeMutablePointer<CChar>?
+    let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>?
+    let childCount: Int
+
+    init(format: String, name: String, children: [UnsafeMutablePointer<ArrowSchema>]) {
+        self.format = InternedStrings.get(format)
+        self.name = InternedStrings.get(name)
+        childCount = children.count
+        if children.isEmpty {
+            self.children = nil
+        } else {
+            let list = UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>.allocate(capacity: children.count)
+            for (i, c) in children.enumerated() { list[i] = c }
+            self.children = list
+        }
+    }
+
+    deinit {
+        if let children {
+            for i in 0..<childCount {
+                guard let child = children[i] else { continue }
+                if let release = child.pointee.release { release(child) }
+                child.deallocate()
+            }
+            children.deallocate()
+        }
+    }
+}
+
+private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { schema in
+    guard let schema, schema.pointee.release != nil, let data = schema.pointee.private_data else { return }
+    Unmanaged<SchemaPrivate>.fromOpaque(data).release()
+    schema.pointee.release = nil
+    schema.pointee.private_data = nil
+    ArrowLive.released()
+}
+
+/// What one field of a schema says.
+struct FieldType {
+    var name: String
+    var format: String
+    var nullable: Bool
+    var children: [FieldType] = []
+
+    init(name: String, format: String, nullable: Bool, children: [FieldType] = []) {
+        self.name = name
+        self.format = format
+        self.nullable = nullable
+        self.children = children
+    }
+
+    init(_ column: Column) {
+        name = column.name
+        nullable = column.nullable
+        switch column.kind {
+        case .int64: format = "l"
+        case .timestamp: format = "tsm:UTC"
+        case .bool: format = "b"
+        case .string: format = "u"
+        case .int32List:
+            format = "+l"
+            children = [FieldType(name: "item", format: "i", nullable: false)]
+        }
+    }
+
+    init(_ column: FinishedColumn) {
+        self.init(name: column.name, format: column.format, nullable: column.nullable, children: column.child.map(FieldType.init))
+    }
+}
+
+private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType) {
+    let children = field.children.map { child -> UnsafeMutablePointer<ArrowSchema> in
+        let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
+        fill(p, child)
+        return p
+    }
+    let data = SchemaPrivate(format: field.format, name: field.name, children: children)
+    out.initialize(to: ArrowSchema(
+        format: UnsafePointer(data.format), name: UnsafePointer(data.name), metadata: nil,
+        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(children.count), children: data.children,
+        dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(data).toOpaque()))
+    ArrowLive.made()
+}
+
+/// Fills `out` with the schema of a record batch: a struct of `fields`.
+func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchema>) {
+    fill(out, FieldType(name: "", format: "+s", nullable: false, children: fields))
+}
+
+/// Exports a batch and its schema (the schema from the finished columns: `large_string` where a
+/// column's text passed 2 GiB). Frees the batch's buffers when an out-parameter is missing.
+func exportBatch(_ batch: ColumnBatch, array: UnsafeMutablePointer<ArrowArray>, schema: UnsafeMutablePointer<ArrowSchema>) throws {
+    let (rows, columns) = try batch.finish()
+    exportSchema(columns.map(FieldType.init), to: schema)
+    exportBatch(rows, columns, to: array)
+}
+
+// MARK: - Streams
+
+/// What a stream reads from: the next batch, or nil at the end.
+protocol BatchSource: AnyObject {
+    var fields: [FieldType] { get }
+    func next() throws -> ColumnBatch?
+}
+
+private final class StreamPrivate {
+    let source: BatchSource
+    var lastError: UnsafeMutablePointer<CChar>?
+
+    init(_ source: BatchSource) { self.source = source }
+
+    func fail(_ error: Error) -> Int32 {
+        let message = (error as? NotesError).map { "\($0.kind): \($0.message)" } ?? "\(error)"
+        free(lastError)
+        lastError = strdup(message)
+        return (error as? NotesError)?.kind == .invalidArgument ? EINVAL : EIO
+    }
+
+    deinit { free(lastError) }
+}
+
+private func streamData(_ stream: UnsafeMutablePointer<ArrowArrayStream>?) -> StreamPrivate? {
+    guard let stream, stream.pointee.release != nil, let data = stream.pointee.private_data else { return nil }
+    return Unmanaged<StreamPrivate>.fromOpaque(data).takeUnretainedValue()
+}
+
+private let streamGetSchema: @convention(c) (UnsafeMutablePointer<ArrowArrayStream>?, UnsafeMutablePointer<ArrowSchema>?) -> Int32 = { stream, out in
+    guard let data = streamData(stream) else { return EINVAL }
+    guard let out else { return data.fail(NotesError(.invalidArgument, "get_schema was given a NULL ArrowSchema")) }
+    exportSchema(data.source.fields, to: out)
+    return 0
+}
+
+private let streamGetNext: @convention(c) (UnsafeMutablePointer<ArrowArrayStream>?, UnsafeMutablePointer<ArrowArray>?) -> Int32 = { stream, out in
+    guard let data = streamData(stream) else { return EINVAL }
+    guard let out else { return data.fail(NotesError(.invalidArgument, "get_next was given a NULL ArrowArray")) }
+    do {
+        guard let batch = try data.source.next() else {
+            out.initialize(to: ArrowArray(length: 0, null_count: 0, offset: 0, n_buffers: 0, n_children: 0, buffers: nil,
+                                          children: nil, dictionary: nil, release: nil, private_data: nil))
+            return 0
+        }
+        let (rows, columns) = try batch.finish()
+        exportBatch(rows, columns, to: out)
+        return 0
+    } catch {
+        return data.fail(error)
+    }
+}
+
+private let streamLastError: @convention(c) (UnsafeMutablePointer<ArrowArrayStream>?) -> UnsafePointer<CChar>? = { stream in
+    guard let data = streamData(stream) else { return nil }
+    return UnsafePointer(data.lastError)
+}
+
+private let releaseStream: @convention(c) (UnsafeMutablePointer<ArrowArrayStream>?) -> Void = { stream in
+    guard let stream, stream.pointee.release != nil, let data = stream.pointee.private_data else { return }
+    Unmanaged<StreamPrivate>.fromOpaque(data).release()
+    stream.pointee.release = nil
+    stream.pointee.private_data = nil
+    ArrowLive.released()
+}
+
+/// Fills `out` with a stream over `source`.
+func exportStream(_ source: BatchSource, to out: UnsafeMutablePointer<ArrowArrayStream>) {
+    let data = StreamPrivate(source)
+    out.initialize(to: ArrowArrayStream(get_schema: streamGetSchema, get_next: streamGetNext, get_last_error: streamLastError,
+                                        release: releaseStream, private_data: Unmanaged.passRetained(data).toOpaque()))
+    ArrowLive.made()
+}
+
+/// A selection's batches, read when the consumer asks for them.
+final class SelectionSource: BatchSource {
+    let reader: SelectionReader
+    let fields: [FieldType]
+
+    init(_ selection: Selection, threads: Int) throws {
+        reader = try selection.reader(threads: threads)
+        fields = selection.schema.map(FieldType.init)
+    }
+
+    func next() throws -> ColumnBatch? { try reader.next() }
+}
+
+// MARK: - Exports
+
+@_cdecl("nk_arrow_outstanding")
+public func nk_arrow_outstanding(_ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_count")
+        out.pointee = ArrowLive.count.load(ordering: .relaxed)
+    }
+}

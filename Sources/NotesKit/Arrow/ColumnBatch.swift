@@ -1,0 +1,354 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The producer side of the Arrow transport: records appended row by row into columns laid out as
+// Arrow arrays (validity bitmap, int64 values, bit-packed booleans, UTF-8 with offsets, lists of
+// int32). Buffers are malloc'ed, so the C ABI hands them out as they are (no copy) and frees
+// them with `free` when the consumer releases the array. The core knows nothing of the C structs.
+
+/// A growable malloc'ed buffer. `take()` hands its memory over to a new owner (who frees it with
+/// `free`); otherwise it is freed with the buffer.
+public final class ByteBuffer: @unchecked Sendable {
+    // Appended to once per value of a million-row scan: the run-time exclusivity checks of class
+    // properties cost a tenth of it, and a buffer is only ever used by one thread at a time.
+    @exclusivity(unchecked) public private(set) var base: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) public private(set) var count = 0
+    @exclusivity(unchecked) private var capacity = 0
+    /// Set when memory ran out: appends are dropped from then on and the producer reports it.
+    public private(set) var failed = false
+
+    public init(capacity: Int = 0) { if capacity > 0 { _ = grow(to: capacity) } }
+
+    deinit { free(base) }
+
+    /// Makes room for `extra` more bytes; false (and `failed`) when memory ran out.
+    @inline(__always)
+    @discardableResult
+    func reserve(_ extra: Int) -> Bool {
+        count + extra <= capacity || grow(to: Swift.max(count + extra, capacity * 2, 64))
+    }
+
+    private func grow(to wanted: Int) -> Bool {
+        guard !failed, let memory = realloc(base, wanted) else {
+            failed = true
+            return false
+        }
+        base = memory
+        capacity = wanted
+        return true
+    }
+
+    @inline(__always)
+    func append<T>(_ value: T) {
+        guard reserve(MemoryLayout<T>.size), let base else { return }
+        (base + count).storeBytes(of: value, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
+    @inline(__always)
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0, reserve(bytes.count), let base else { return }
+        memcpy(base + count, source, bytes.count)
+        count += bytes.count
+    }
+
+    /// Empties the buffer, keeping its memory.
+    func reset() { count = 0 }
+
+    /// Sets bit `index` of a bitmap whose byte `index / 8` exists.
+    @inline(__always)
+    func setBit(_ index: Int) {
+        guard let base, index / 8 < count else { return }
+        base.assumingMemoryBound(to: UInt8.self)[index / 8] |= UInt8(1 << (index % 8))
+    }
+
+    /// Hands the memory over (at least one byte; NULL only when memory ran out) and leaves this buffer empty.
+    public func take() -> UnsafeMutableRawPointer? {
+        if base == nil { _ = grow(to: 1) }
+        let memory = base
+        base = nil
+        count = 0
+        capacity = 0
+        return memory
+    }
+}
+
+/// The Arrow types the library produces.
+public enum ColumnKind: Sendable {
+    /// `int64`
+    case int64
+    /// `timestamp[ms, tz=UTC]`, stored as int64 milliseconds
+    case timestamp
+    /// `bool`, bit-packed
+    case bool
+    /// `string` (`large_string` once a batch's text passes 2 GiB)
+    case string
+    /// `list<int32>`: match spans as flat start, end pairs
+    case int32List
+}
+
+/// One column of a batch, appended to row by row.
+public final class Column: @unchecked Sendable {
+    public let name: String
+    public let kind: ColumnKind
+    /// Declared nullable in the schema (a null appended to another column makes it nullable too).
+    public let nullable: Bool
+    @exclusivity(unchecked) public private(set) var length = 0
+    @exclusivity(unchecked) public private(set) var nullCount = 0
+    /// Values: int64s, the boolean bitmap, UTF-8 bytes, or a list's int32 items.
+    let values = ByteBuffer()
+    /// String and list offsets (one more than the rows); int64 while building.
+    @exclusivity(unchecked) var offsets: [Int64] = []
+    /// The validity bitmap, made at the first null.
+    @exclusivity(unchecked) var validity: ByteBuffer?
+
+    public init(_ name: String, _ kind: ColumnKind, nullable: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.nullable = nullable
+        if kind == .string || kind == .int32List { offsets = [0] }
+    }
+
+    func reserve(rows: Int, bytes: Int = 0) {
+        switch kind {
+        case .int64, .timestamp: values.reserve(rows * 8)
+        case .bool: values.reserve(rows / 8 + 1)
+        case .string: offsets.reserveCapacity(offsets.count + rows); values.reserve(bytes)
+        case .int32List: offsets.reserveCapacity(offsets.count + rows)
+        }
+    }
+
+    @inline(__always)
+    private func valid() {
+        if let validity { setBit(validity, length, true) }
+        length += 1
+    }
+
+    private func setBit(_ buffer: ByteBuffer, _ index: Int, _ on: Bool) {
+        if index % 8 == 0 { buffer.append(UInt8(0)) }
+        if on { buffer.setBit(index) }
+    }
+
+    @inline(__always)
+    public func append(_ value: Int64) {
+        values.append(value)
+        valid()
+    }
+
+    @inline(__always)
+    public func append(_ value: Timestamp) { append(value.milliseconds) }
+
+    @inline(__always)
+    public func append(_ value: Bool) {
+        setBit(values, length, value)
+        valid()
+    }
+
+    @inline(__always)
+    public func append(utf8 bytes: UnsafeRawBufferPointer) {
+        values.append(bytes)
+        offsets.append(Int64(values.count))
+        valid()
+    }
+
+    public func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    public func append(pairs: [Range<Int>]) {
+        for r in pairs {
+            values.append(Int32(clamping: r.lowerBound))
+            values.append(Int32(clamping: r.upperBound))
+        }
+        offsets.append(Int64(values.count / 4))
+        valid()
+    }
+
+    /// A null in this row (the column is then nullable in its schema).
+    public func appendNull() {
+        if validity == nil {
+            let bitmap = ByteBuffer()
+            for i in 0..<length { setBit(bitmap, i, true) }
+            validity = bitmap
+        }
+        switch kind {
+        case .int64, .timestamp: values.append(Int64(0))
+        case .bool: setBit(values, length, false)
+        case .string: offsets.append(Int64(values.count))
+        case .int32List: offsets.append(Int64(values.count / 4))
+        }
+        setBit(validity!, length, false)
+        nullCount += 1
+        length += 1
+    }
+
+    /// Bytes of text so far (string columns), to keep a batch under the 2 GiB of `string`.
+    public var textBytes: Int { kind == .string ? values.count : 0 }
+
+    /// True when memory ran out while appending.
+    public var failed: Bool { values.failed || validity?.failed == true }
+}
+
+/// One finished column, its buffers handed over: what the C ABI wraps as an Arrow array.
+public struct FinishedColumn {
+    public var name: String
+    /// The Arrow format string: `l`, `tsm:UTC`, `b`, `u`, `U`, `+l`.
+    public var format: String
+    public var nullable: Bool
+    public var length: Int
+    public var nullCount: Int
+    /// The array's buffers in Arrow order (validity first; NULL when no row is null); each
+    /// malloc'ed, to be released with `free`.
+    public var buffers: [UnsafeMutableRawPointer?]
+    /// The items of a list.
+    public var child: [FinishedColumn]
+}
+
+extension FinishedColumn {
+    /// True when a buffer that must exist could not be allocated.
+    var hasMissingBuffer: Bool {
+        buffers.dropFirst().contains { $0 == nil } || child.contains { $0.hasMissingBuffer }
+    }
+
+    /// Frees every buffer (when the array is never handed out).
+    public func free() {
+        for buffer in buffers { Glibc.free(buffer) }
+        child.forEach { $0.free() }
+    }
+}
+
+extension Column {
+    /// Hands the buffers over as an Arrow array; the column is empty afterwards.
+    public func finish() -> FinishedColumn {
+        let validityBuffer = validity?.take()
+        let rows = length, nulls = nullCount
+        let isNullable = nullable || nulls > 0
+        defer { length = 0; nullCount = 0; validity = nil; offsets = kind == .string || kind == .int32List ? [0] : [] }
+        switch kind {
+        case .int64, .timestamp, .bool:
+            let format = kind == .int64 ? "l" : kind == .timestamp ? "tsm:UTC" : "b"
+            return FinishedColumn(name: name, format: format, nullable: isNullable, length: rows, nullCount: nulls,
+                                  buffers: [validityBuffer, values.take()], child: [])
+        case .string:
+            let large = values.count > Int(Int32.max)
+            let data = values.take()
+            return FinishedColumn(name: name, format: large ? "U" : "u", nullable: isNullable, length: rows, nullCount: nulls,
+                                  buffers: [validityBuffer, Self.offsetBuffer(offsets, large: large), data], child: [])
+        case .int32List:
+            let items = offsets.last.map { Int($0) } ?? 0
+            let item = FinishedColumn(name: "item", format: "i", nullable: false, length: items, nullCount: 0,
+                                      buffers: [nil, values.take()], child: [])
+            return FinishedColumn(name: name, format: "+l", nullable: isNullable, length: rows, nullCount: nulls,
+                                  buffers: [validityBuffer, Self.offsetBuffer(offsets, large: false)], child: [item])
+        }
+    }
+
+    private static func offsetBuffer(_ offsets: [Int64], large: Bool) -> UnsafeMutableRawPointer? {
+        let out = ByteBuffer(capacity: offsets.count * (large ? 8 : 4))
+        if large {
+            offsets.withUnsafeBytes { out.append($0) }
+        } else {
+            for o in offsets { out.append(Int32(truncatingIfNeeded: o)) }
+        }
+        return out.take()
+    }
+}
+
+/// Rows of one kind of record as columns: one Arrow record batch once finished.
+public final class ColumnBatch: @unchecked Sendable {
+    public let columns: [Column]
+    @exclusivity(unchecked) public private(set) var count = 0
+
+    public init(_ columns: [Column]) { self.columns = columns }
+
+    /// Counts a row whose columns were all appended to.
+    @inline(__always)
+    public func endRow() { count += 1 }
+
+    public func reserve(rows: Int) {
+        for column in columns { column.reserve(rows: rows) }
+    }
+
+    /// True when memory ran out while appending (the batch is then incomplete).
+    public var failed: Bool { columns.contains { $0.failed } }
+
+    /// The text bytes of the largest string column so far.
+    public var largestText: Int { columns.reduce(0) { Swift.max($0, $1.textBytes) } }
+
+    /// Hands every column over; the batch is empty afterwards. Fails when memory ran out.
+    public func finish() throws -> (rows: Int, columns: [FinishedColumn]) {
+        if failed { throw NotesError(.internalError, "out of memory while building a batch of \(count) rows") }
+        let rows = count
+        count = 0
+        let finished = columns.map { $0.finish() }
+        if finished.contains(where: { $0.hasMissingBuffer }) {
+            finished.forEach { $0.free() }
+            throw NotesError(.internalError, "out of memory while building a batch of \(rows) rows")
+        }
+        return (rows, finished)
+    }
+}
+
+extension Column {
+    /// Reverses the order of the rows (a page read newest first and shown oldest first).
+    func reverse() {
+        let n = length
+        guard n > 1 else { return }
+        switch kind {
+        case .int64, .timestamp:
+            guard let base = values.base else { return }
+            let p = base.assumingMemoryBound(to: Int64.self)
+            var i = 0, j = n - 1
+            while i < j { let t = p[i]; p[i] = p[j]; p[j] = t; i += 1; j -= 1 }
+        case .bool:
+            let bits = (0..<n).map { bit(values, $0) }
+            rebuildBits(values, bits.reversed())
+        case .string:
+            let old = ByteBuffer(capacity: values.count)
+            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
+            let oldOffsets = offsets
+            values.reset()
+            offsets = [0]
+            for row in stride(from: n - 1, through: 0, by: -1) {
+                let start = Int(oldOffsets[row]), end = Int(oldOffsets[row + 1])
+                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
+                offsets.append(Int64(values.count))
+            }
+        case .int32List:
+            let old = ByteBuffer(capacity: values.count)
+            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
+            let oldOffsets = offsets
+            values.reset()
+            offsets = [0]
+            for row in stride(from: n - 1, through: 0, by: -1) {
+                let start = Int(oldOffsets[row]) * 4, end = Int(oldOffsets[row + 1]) * 4
+                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
+                offsets.append(Int64(values.count / 4))
+            }
+        }
+        if let validity {
+            let bits = (0..<n).map { bit(validity, $0) }
+            rebuildBits(validity, bits.reversed())
+        }
+    }
+
+    private func bit(_ buffer: ByteBuffer, _ index: Int) -> Bool {
+        guard let base = buffer.base else { return false }
+        return base.load(fromByteOffset: index / 8, as: UInt8.self) & UInt8(1 << (index % 8)) != 0
+    }
+
+    private func rebuildBits(_ buffer: ByteBuffer, _ bits: ReversedCollection<[Bool]>) {
+        buffer.reset()
+        for (i, on) in bits.enumerated() {
+            if i % 8 == 0 { buffer.append(UInt8(0)) }
+            if on { buffer.setBit(i) }
+        }
+    }
+}
+
+extension ColumnBatch {
+    /// Reverses the order of the rows.
+    public func reverse() { columns.forEach { $0.reverse() } }
+}

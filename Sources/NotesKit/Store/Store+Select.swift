@@ -1,0 +1,650 @@
+import CSQLite
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `select`: every record of a kind (optionally filtered by time, conversation, sender) read as
+// column batches, in (key, tie-breaker) order, a chunk at a time. A reader with two threads splits
+// the rows in two halves by position and reads the second half on its own read-only connection
+// while the caller reads the first.
+
+/// The records a `select` reads: a table, its filter, its order and how a row becomes columns.
+public final class Selection: @unchecked Sendable {
+    let store: Store
+    let table: String
+    /// The output columns' SQL, then the sort key and the tie-breaker are selected after them.
+    let columnsSQL: String
+    let key: String
+    let tie: String
+    let conditions: [String]
+    let binds: [Int64]
+    public let ascending: Bool
+    /// Checked when reading starts (e.g. the conversation exists).
+    let precheck: ((Connection) throws -> Void)?
+    let makeBatch: () -> ColumnBatch
+    let appendRow: (Statement, ColumnBatch) -> Void
+    /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
+    /// condition narrows the rows by an index): worth trying first, checked as read.
+    var rowidOrderWorthTrying = false
+
+    init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
+         ascending: Bool, precheck: ((Connection) throws -> Void)? = nil, makeBatch: @escaping () -> ColumnBatch,
+         appendRow: @escaping (Statement, ColumnBatch) -> Void) {
+        self.store = store
+        self.table = table
+        self.columnsSQL = columns
+        self.key = key
+        self.tie = tie
+        self.conditions = conditions
+        self.binds = binds
+        self.ascending = ascending
+        self.precheck = precheck
+        self.makeBatch = makeBatch
+        self.appendRow = appendRow
+    }
+
+    /// The columns of every batch (names, kinds, nullability), without reading anything.
+    public var schema: [Column] { makeBatch().columns }
+
+    /// The most rows in one batch.
+    public static let batchRows = 65_536
+    /// A batch is closed once a text column passes this, so its offsets stay 32-bit (`string`).
+    static let batchTextBytes = 1 << 30
+    /// Fewer rows than this are read on one thread.
+    static let parallelRows = 20_000
+
+    private func whereSQL(_ extra: [String]) -> String {
+        let all = conditions + extra
+        return all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")
+    }
+
+    private func bind(_ stmt: Statement) -> Int32 {
+        var i: Int32 = 1
+        for value in binds {
+            stmt.bind(i, value)
+            i += 1
+        }
+        return i
+    }
+
+    /// How many records the selection holds. O(n) over the index.
+    public func count() throws -> Int {
+        try store.read { db in
+            try precheck?(db)
+            return Int(try countRows(db))
+        }
+    }
+
+    func countRows(_ db: Connection) throws -> Int64 {
+        let stmt = try db.prepare("SELECT count(*) FROM \(table)\(whereSQL([]))")
+        _ = bind(stmt)
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    /// A reader of the batches, from the start. `threads` 2 reads both halves at once (file stores
+    /// with at least ``parallelRows`` rows; the second half is held in memory until reached).
+    public func reader(threads: Int = 1) throws -> SelectionReader {
+        try store.read { db in try precheck?(db) }
+        return SelectionReader(self, threads: threads)
+    }
+
+    // MARK: - Chunks
+
+    typealias Position = (key: Int64, tie: Int64)
+
+    /// Reads up to `Selection.batchRows` rows after `position` (from the start when nil) and not
+    /// past `end`, into a new batch; returns it with the last position read (nil when none was).
+    func chunk(_ db: Connection, after position: Position?, through end: Position?) throws -> (ColumnBatch, Position?) {
+        let batch = makeBatch()
+        let order = ascending ? "ASC" : "DESC"
+        let later = ascending ? ">" : "<"
+        let select = "SELECT \(columnsSQL), \(key), \(tie) FROM \(table)"
+        let keyColumn = Int32(batch.columns.count), tieColumn = keyColumn + 1
+        var last = position
+        var limit = Selection.batchRows
+        var finished = false
+
+        func run(_ stmt: Statement) throws {
+            while !finished, batch.count < limit, try stmt.step() {
+                let here = (stmt.int64(keyColumn), stmt.int64(tieColumn))
+                if let end, ascending ? (here.0, here.1) > (end.key, end.tie) : (here.0, here.1) < (end.key, end.tie) {
+                    finished = true
+                    return
+                }
+                appendRow(stmt, batch)
+                batch.endRow()
+                last = here
+                if batch.count & 63 == 0, batch.largestText > Selection.batchTextBytes { limit = batch.count }
+            }
+        }
+
+        if let position {
+            let same = try db.prepare(select + whereSQL(["\(key) = ?", "\(tie) \(later) ?"]) + " ORDER BY \(tie) \(order) LIMIT ?")
+            let i = bind(same)
+            same.bind(i, position.key).bind(i + 1, position.tie).bind(i + 2, Int64(limit))
+            try run(same)
+            if !finished && batch.count < limit {
+                let rest = try db.prepare(select + whereSQL(["\(key) \(later) ?"]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
+                let j = bind(rest)
+                rest.bind(j, position.key).bind(j + 1, Int64(limit - batch.count))
+                try run(rest)
+            }
+        } else {
+            let first = try db.prepare(select + whereSQL([]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
+            first.bind(bind(first), Int64(limit))
+            try run(first)
+        }
+        return (batch, batch.count == 0 ? nil : last)
+    }
+
+    /// What a rowid-order read of a range found: its batches and its first and last keys.
+    struct RowidRun {
+        var batches: [ColumnBatch] = []
+        var first: Int64?
+        var last: Int64?
+    }
+
+    /// Reads the rows with rowids in `(after, through]` in rowid order (descending when the
+    /// selection is), a batch at a time; nil as soon as a key goes against the selection's order
+    /// (rowid order is then not the selection's order) or `stopped` is set.
+    func rowidRun(_ db: Connection, after low: Int64, through high: Int64, stopped: StopFlag) throws -> RowidRun? {
+        let order = ascending ? "ASC" : "DESC"
+        let stmt = try db.prepare("SELECT \(columnsSQL), \(key), \(tie) FROM \(table)" + whereSQL(["\(tie) > ?", "\(tie) <= ?"])
+                                  + " ORDER BY \(tie) \(order)")
+        let i = bind(stmt)
+        stmt.bind(i, low).bind(i + 1, high)
+        var run = RowidRun()
+        var batch = makeBatch()
+        let keyColumn = Int32(batch.columns.count)
+        while try stmt.step() {
+            let k = stmt.int64(keyColumn)
+            if let last = run.last, ascending ? k < last : k > last { return nil }
+            if run.first == nil { run.first = k }
+            run.last = k
+            appendRow(stmt, batch)
+            batch.endRow()
+            if batch.count == Selection.batchRows || (batch.count & 63 == 0 && batch.largestText > Selection.batchTextBytes) {
+                run.batches.append(batch)
+                batch = makeBatch()
+                if stopped.isSet { return nil }
+            }
+        }
+        if batch.count > 0 { run.batches.append(batch) }
+        return run
+    }
+
+    /// The smallest and largest rowid of the table (nil when it is empty).
+    func rowidSpan(_ db: Connection) throws -> (Int64, Int64)? {
+        let stmt = try db.prepare("SELECT min(\(tie)), max(\(tie)) FROM \(table)")
+        guard try stmt.step(), let low = stmt.optionalInt64(0), let high = stmt.optionalInt64(1) else { return nil }
+        return (low, high)
+    }
+
+    /// The position of the row at `offset` in the selection's order (nil past the end).
+    func position(_ db: Connection, at offset: Int64) throws -> Position? {
+        let order = ascending ? "ASC" : "DESC"
+        let stmt = try db.prepare("SELECT \(key), \(tie) FROM \(table)\(whereSQL([])) ORDER BY \(key) \(order), \(tie) \(order) LIMIT 1 OFFSET ?")
+        stmt.bind(bind(stmt), offset)
+        return try stmt.step() ? (stmt.int64(0), stmt.int64(1)) : nil
+    }
+}
+
+/// Reads a selection's batches in order, each call one batch, until nil.
+///
+/// Not thread-safe (one consumer); each chunk of the first half is one read under the store's
+/// lock, so other calls on the store run between batches.
+public final class SelectionReader: @unchecked Sendable {
+    let selection: Selection
+    let threads: Int
+    private var started = false
+    private var position: Selection.Position?
+    private var end: Selection.Position?
+    private var firstHalfDone = false
+    private var secondHalf: SecondHalf?
+    private var pending: [ColumnBatch] = []
+
+    init(_ selection: Selection, threads: Int) {
+        self.selection = selection
+        self.threads = threads
+    }
+
+    deinit { cancel() }
+
+    /// The next batch, or nil after the last.
+    public func next() throws -> ColumnBatch? {
+        if !started {
+            started = true
+            try start()
+        }
+        if !firstHalfDone {
+            let (batch, last) = try selection.store.read { db in try selection.chunk(db, after: position, through: end) }
+            if batch.count > 0 {
+                position = last
+                if batch.count < Selection.batchRows && batch.largestText <= Selection.batchTextBytes { firstHalfDone = true }
+                return batch
+            }
+            firstHalfDone = true
+        }
+        if let half = secondHalf {
+            secondHalf = nil
+            pending = try half.wait()
+            pending.reverse()
+        }
+        return pending.popLast()
+    }
+
+    /// Stops the second half's thread, if any, and drops what it read.
+    public func cancel() {
+        secondHalf?.stop()
+        secondHalf = nil
+        pending = []
+    }
+
+    private func start() throws {
+        guard threads > 1, let path = selection.store.path else { return }
+        if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
+            pending = batches.reversed()
+            firstHalfDone = true
+            return
+        }
+        let (total, split) = try selection.store.read { db -> (Int64, Selection.Position?) in
+            let total = try selection.countRows(db)
+            guard total >= Selection.parallelRows else { return (total, nil) }
+            return (total, try selection.position(db, at: total / 2 - 1))
+        }
+        guard total >= Selection.parallelRows, let split else { return }
+        end = split
+        secondHalf = SecondHalf(selection: selection, path: path, after: split)
+    }
+}
+
+extension SelectionReader {
+    /// Reads everything in rowid order, each half of the rowids on its own read-only connection
+    /// and thread, when that order is the selection's (checked as read: every key in order, and
+    /// the halves meet in order). Nil when it is not, or the selection is small: then nothing was
+    /// handed out and the reader goes by the index instead.
+    fileprivate func readInRowidOrder(_ path: String) throws -> [ColumnBatch]? {
+        let selection = self.selection
+        guard let span = try selection.store.read({ db in try selection.rowidSpan(db) }),
+              span.1 - span.0 >= Int64(Selection.parallelRows) else { return nil }
+        let (low, high) = span
+        let middle = low + (high - low) / 2
+        // Ascending: (low - 1, middle] then (middle, high]; descending the other way round.
+        let (first, second) = selection.ascending ? ((low - 1, middle), (middle, high)) : ((middle, high), (low - 1, middle))
+        let other = BackgroundRead(path: path) { db, stopped in
+            try selection.rowidRun(db, after: second.0, through: second.1, stopped: stopped)
+        }
+        let stopped = StopFlag()
+        let mine: Selection.RowidRun?
+        do {
+            let db = try Connection(path: path, readOnly: true)
+            defer { db.close() }
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            mine = try selection.rowidRun(db, after: first.0, through: first.1, stopped: stopped)
+        } catch {
+            other.stop()
+            throw error
+        }
+        guard let mine else {
+            other.stop()
+            return nil
+        }
+        guard let theirs = try other.wait() else { return nil }
+        if let last = mine.last, let next = theirs.first, selection.ascending ? next < last : next > last { return nil }
+        return mine.batches + theirs.batches
+    }
+}
+
+/// A flag one thread sets and another checks between batches.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A rowid-order read on its own read-only connection and thread; its result is taken with `wait()`.
+final class BackgroundRead: @unchecked Sendable {
+    let path: String
+    let read: @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?
+    private let state = Mutex<(result: Selection.RowidRun?, error: NotesError?)>((nil, nil))
+    private let stopped = StopFlag()
+    private var thread: pthread_t?
+
+    init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
+        self.path = path
+        self.read = read
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<BackgroundRead>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<BackgroundRead>.fromOpaque(context).release()
+            run()  // no thread to be had: read it here
+        }
+    }
+
+    private func run() {
+        do {
+            let db = try Connection(path: path, readOnly: true)
+            defer { db.close() }
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            let result = try read(db, stopped)
+            state.withLock { $0.result = result }
+        } catch let error as NotesError {
+            state.withLock { $0.error = error }
+        } catch {
+            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
+        }
+    }
+
+    /// Waits for the thread; what it read (nil when it gave up), or its error.
+    func wait() throws -> Selection.RowidRun? {
+        join()
+        let (result, error) = state.withLock { s in
+            defer { s.result = nil }
+            return (s.result, s.error)
+        }
+        if let error { throw error }
+        return result
+    }
+
+    func stop() {
+        stopped.set()
+        join()
+        state.withLock { $0.result = nil }
+    }
+
+    private func join() {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+}
+
+/// The second half of a two-thread read: its own read-only connection, on its own thread.
+final class SecondHalf: @unchecked Sendable {
+    let selection: Selection
+    let path: String
+    let after: Selection.Position
+    private let state = Mutex<(batches: [ColumnBatch], error: NotesError?)>(([], nil))
+    private let stopped = Atomic<Bool>(false)
+    private var thread: pthread_t?
+
+    init(selection: Selection, path: String, after: Selection.Position) {
+        self.selection = selection
+        self.path = path
+        self.after = after
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<SecondHalf>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<SecondHalf>.fromOpaque(context).release()
+            run()  // no thread to be had: read it here
+        }
+    }
+
+    private func run() {
+        do {
+            let db = try Connection(path: path, readOnly: true)
+            defer { db.close() }
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            var position: Selection.Position? = after
+            while !stopped.load(ordering: .relaxed) {
+                let (batch, last) = try selection.chunk(db, after: position, through: nil)
+                db.finishStatements()
+                guard batch.count > 0 else { break }
+                state.withLock { $0.batches.append(batch) }
+                position = last
+            }
+        } catch let error as NotesError {
+            state.withLock { $0.error = error }
+        } catch {
+            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
+        }
+    }
+
+    /// Waits for the thread; its batches in order, or its error.
+    func wait() throws -> [ColumnBatch] {
+        join()
+        let (batches, error) = state.withLock { s in
+            defer { s.batches = [] }
+            return (s.batches, s.error)
+        }
+        if let error { throw error }
+        return batches
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        join()
+        state.withLock { $0.batches = [] }
+    }
+
+    private func join() {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+}
+
+// MARK: - What each kind selects
+
+extension ArticleStore {
+    /// Every article created in `[since, until)` (either bound optional), newest first unless `ascending`.
+    public func select(since: Timestamp? = nil, until: Timestamp? = nil, ascending: Bool = false) -> Selection {
+        var conditions: [String] = [], binds: [Int64] = []
+        if let since { conditions.append("created_at >= ?"); binds.append(since.milliseconds) }
+        if let until { conditions.append("created_at < ?"); binds.append(until.milliseconds) }
+        let selection = Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
+                                  conditions: conditions, binds: binds, ascending: ascending, makeBatch: Self.batch,
+                                  appendRow: Self.appendRow)
+        selection.rowidOrderWorthTrying = conditions.isEmpty  // articles are mostly created in time order
+        return selection
+    }
+
+    /// The columns of article batches, named as the record's fields.
+    public static func batch() -> ColumnBatch {
+        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("title", .string), Column("content", .string),
+                     Column("created_at", .timestamp), Column("updated_at", .timestamp), Column("revision", .int64)])
+    }
+
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
+        let c = batch.columns
+        c[0].append(stmt.int64(0))
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
+        stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
+        stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
+        c[4].append(stmt.int64(4))
+        c[5].append(stmt.int64(5))
+        c[6].append(stmt.int64(6))
+    }
+}
+
+extension MessageStore {
+    /// Every message (of one conversation, or all) sent in `[since, until)`, by `fromMe` or
+    /// anyone, oldest first unless not `ascending`. `.notFound` (when read) for an unknown conversation.
+    public func select(conversation: Int64? = nil, since: Timestamp? = nil, until: Timestamp? = nil, fromMe: Bool? = nil,
+                       ascending: Bool = true) -> Selection {
+        var conditions: [String] = [], binds: [Int64] = []
+        if let conversation { conditions.append("conversation_id = ?"); binds.append(conversation) }
+        if let since { conditions.append("sent_at >= ?"); binds.append(since.milliseconds) }
+        if let until { conditions.append("sent_at < ?"); binds.append(until.milliseconds) }
+        if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
+        let check: ((Connection) throws -> Void)? = conversation.map { id in { db in _ = try ConversationStore.require(db, id) } }
+        let selection = Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
+                                  conditions: conditions, binds: binds, ascending: ascending, precheck: check,
+                                  makeBatch: Self.batch, appendRow: Self.appendRow)
+        // Messages are mostly written in time order: over all conversations, without a time
+        // window, a plain rowid-order scan is tried first (and checked as read).
+        selection.rowidOrderWorthTrying = conversation == nil && since == nil && until == nil
+        return selection
+    }
+
+    /// The columns of message batches, named as the record's fields.
+    public static func batch() -> ColumnBatch {
+        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("conversation_id", .int64), Column("content", .string),
+                     Column("from_me", .bool), Column("sent_at", .timestamp), Column("sender", .string, nullable: true)])
+    }
+
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
+        let c = batch.columns
+        c[0].append(stmt.int64(0))
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
+        c[2].append(stmt.int64(2))
+        stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
+        c[4].append(stmt.int64(4) != 0)
+        c[5].append(stmt.int64(5))
+        if stmt.isNull(6) { c[6].appendNull() } else { stmt.withUTF8(6) { c[6].append(utf8: UnsafeRawBufferPointer($0)) } }
+    }
+}
+
+extension ConversationStore {
+    /// Every conversation, most recent activity first (the list's order).
+    public func select() -> Selection {
+        Selection(store: store, table: "conversations", columns: Self.columns, key: "last_activity_at", tie: "activity_seq",
+                  conditions: [], binds: [], ascending: false, makeBatch: Self.batch, appendRow: Self.appendRow)
+    }
+
+    /// The columns of conversation batches, named as the record's fields.
+    public static func batch() -> ColumnBatch {
+        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("title", .string), Column("created_at", .timestamp),
+                     Column("last_activity_at", .timestamp)])
+    }
+
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
+        let c = batch.columns
+        c[0].append(stmt.int64(0))
+        stmt.withUIDText(1) { c[1].append(utf8: $0) }
+        stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
+        c[3].append(stmt.int64(3))
+        c[4].append(stmt.int64(4))
+    }
+}
+
+// MARK: - Pages as batches
+
+/// A keyset page read straight into columns (no `String` per field): up to `limit` rows, and the
+/// position of the last one when one more row exists.
+private func pageBatch(_ db: Connection, _ keyset: Keyset, after position: CursorCodec.Position?, limit: Int,
+                       batch: ColumnBatch, keyColumn: Int32, idColumn: Int32,
+                       bind: (Statement, Int32) -> Int32 = { _, i in i },
+                       append: (Statement, ColumnBatch) -> Void) throws -> CursorCodec.Position? {
+    var last: CursorCodec.Position?
+    let fetched = try keyset.rows(db, after: position, limit: limit + 1, bind: bind) { stmt -> Bool in
+        guard batch.count < limit else { return true }
+        append(stmt, batch)
+        batch.endRow()
+        last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
+        return true
+    }
+    return fetched.count > limit ? last : nil
+}
+
+extension ArticleStore {
+    /// ``list(limit:after:)`` as a batch of article columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
+                                     append: Self.appendRow)
+            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+        }
+    }
+}
+
+extension ConversationStore {
+    /// ``list(limit:after:)`` as a batch of conversation columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        return try store.read { db in
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
+                                     idColumn: 5, append: Self.appendRow)
+            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+        }
+    }
+}
+
+extension MessageStore {
+    /// ``history(of:limit:before:)`` as a batch of message columns (oldest first) and the cursor
+    /// of the page just earlier.
+    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> (ColumnBatch, String?) {
+        try PageLimit.check(limit)
+        let kind = Self.historyKind(conversationId)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
+        return try store.read { db in
+            _ = try ConversationStore.require(db, conversationId)
+            let batch = Self.batch()
+            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
+                                     bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
+            batch.reverse()
+            return (batch, last.map { store.cursors.encode(kind: kind, $0) })
+        }
+    }
+}
+
+// MARK: - One row in place
+
+/// One stored row read in place: integers, and text as the UTF-8 bytes stored. Valid only inside
+/// the call that hands it out.
+public struct RawRow {
+    let stmt: Statement
+
+    public func int64(_ column: Int) -> Int64 { stmt.int64(Int32(column)) }
+
+    public func withUTF8<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try stmt.withUTF8(Int32(column)) { try body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// True when the column is NULL (an optional text: a message's sender).
+    public func isNull(_ column: Int) -> Bool { stmt.isNull(Int32(column)) }
+
+    /// A uid column (16 bytes stored) as its UUID text, in place.
+    public func withUIDText<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try stmt.withUIDText(Int32(column), body)
+    }
+}
+
+extension ArticleStore {
+    /// The article with `id` handed to `body` in place (columns in ``columns`` order: id, uid,
+    /// title, content, created_at, updated_at, revision); `.notFound` if there is none. For
+    /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
+    public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
+        try store.read { db in
+            let stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE id = ?")
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound("article", id) }
+            return try body(RawRow(stmt: stmt))
+        }
+    }
+}
+
+extension MessageStore {
+    /// The message with `id` handed to `body` in place (columns: id, uid, conversation_id,
+    /// content, from_me, sent_at, sender); `.notFound` if there is none.
+    public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
+        try store.read { db in
+            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound("message", id) }
+            return try body(RawRow(stmt: stmt))
+        }
+    }
+}

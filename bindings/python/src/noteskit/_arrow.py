@@ -1,0 +1,293 @@
+"""The consumer side of the Arrow C Data / C Stream Interface, in plain ctypes (pyarrow not needed).
+
+The library hands lists of records out as record batches (``ArrowArray`` + ``ArrowSchema``) and
+``select`` results as streams (``ArrowArrayStream``). This module reads the structs' memory
+directly (``struct.unpack`` of their bytes, ``memoryview`` casts of the buffers), turns a batch's
+columns into Python lists, calls every release callback exactly once, and wraps streams in the
+PyCapsules of the Arrow PyCapsule Interface (``__arrow_c_stream__``).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from ctypes import CFUNCTYPE, addressof, c_char_p, c_void_p, py_object, string_at
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+from . import _ffi
+from .errors import InternalError, NotesError
+
+ArrowArray = _ffi.ArrowArray
+ArrowSchema = _ffi.ArrowSchema
+ArrowArrayStream = _ffi.ArrowArrayStream
+
+# The process's memory as one byte view: a struct or buffer the library handed out is read in
+# place (``struct.unpack_from``, slices, ``memoryview.cast``), no ctypes call per read.
+MEMORY = memoryview((ctypes.c_char * (1 << 47)).from_address(0)).cast("B")
+
+# length, null_count, offset, n_buffers, n_children, buffers, children, dictionary, release, private_data
+_ARRAY = struct.Struct("<5q5Q")
+# format, name, metadata, flags, n_children, children, dictionary, release, private_data
+_SCHEMA = struct.Struct("<3Q2q4Q")
+_ARRAY_SIZE = ctypes.sizeof(ArrowArray)
+_SCHEMA_SIZE = ctypes.sizeof(ArrowSchema)
+_RELEASE_AT_ARRAY = ArrowArray.release.offset
+_RELEASE_AT_SCHEMA = ArrowSchema.release.offset
+_RELEASE_AT_STREAM = ArrowArrayStream.release.offset
+assert _ARRAY.size == _ARRAY_SIZE and _SCHEMA.size == _SCHEMA_SIZE
+
+_release_type = CFUNCTYPE(None, c_void_p)
+_releasers: Dict[int, Any] = {}
+_unpack_array = _ARRAY.unpack_from
+_unpack_schema = _SCHEMA.unpack_from
+_unpack_pointer = struct.Struct("<Q").unpack_from
+
+
+def release(address: int, release_offset: int) -> None:
+    """Calls the release callback of the struct at ``address`` unless it is already released (NULL)."""
+    (function,) = _unpack_pointer(MEMORY, address + release_offset)
+    if not function:
+        return
+    call = _releasers.get(function)
+    if call is None:
+        call = _releasers[function] = _release_type(function)
+    call(address)
+
+
+def release_array(array: "ArrowArray") -> None:
+    release(addressof(array), _RELEASE_AT_ARRAY)
+
+
+def release_schema(schema: "ArrowSchema") -> None:
+    release(addressof(schema), _RELEASE_AT_SCHEMA)
+
+
+class Field(NamedTuple):
+    """One field of a schema: its name, Arrow format string, nullability and children."""
+    name: str
+    format: str
+    nullable: bool
+    children: Tuple["Field", ...]
+
+
+def _pointers(address: int, n: int) -> List[int]:
+    return MEMORY[address:address + 8 * n].cast("Q").tolist() if n else []
+
+
+# The library's format strings and field names are made once and never freed (see
+# ArrowExport.swift), so a leaf field is decoded once per (format, name, flags) address triple.
+_leaves: Dict[Tuple[int, int, int], Field] = {}
+
+
+def read_schema(address: int) -> Field:
+    """The schema at ``address`` (not released)."""
+    fmt, name, _meta, flags, n_children, children, _dictionary, release_fn, _ = _unpack_schema(MEMORY, address)
+    if not release_fn:
+        raise InternalError("the Arrow schema was already released")
+    if n_children == 0:
+        key = (fmt, name, flags)
+        field = _leaves.get(key)
+        if field is None:
+            field = _leaves[key] = Field(string_at(name).decode() if name else "", string_at(fmt).decode(),
+                                         bool(flags & 2), ())
+        return field
+    kids = tuple(read_schema(child) for child in _pointers(children, n_children))
+    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
+
+
+def _bits(address: int, offset: int, n: int) -> str:
+    """Bits ``offset ..< offset + n`` of a bitmap as a string of '0' and '1', lowest bit first."""
+    nbytes = (offset + n + 7) // 8
+    value = int.from_bytes(MEMORY[address:address + nbytes], "little")
+    return format(value, f"0{nbytes * 8}b")[::-1][offset:offset + n]
+
+
+def _column(address: int, field: Field) -> List[Any]:
+    length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _unpack_array(MEMORY, address)
+    if length == 0:
+        return []
+    buf = _pointers(buffers, n_buffers)
+    fmt = field.format
+    if fmt == "l" or fmt.startswith("ts"):
+        start = buf[1] + 8 * offset
+        values: List[Any] = MEMORY[start:start + 8 * length].cast("q").tolist()
+    elif fmt == "i":
+        start = buf[1] + 4 * offset
+        values = MEMORY[start:start + 4 * length].cast("i").tolist()
+    elif fmt == "b":
+        values = [c == "1" for c in _bits(buf[1], offset, length)]
+    elif fmt in ("u", "U"):
+        width = 4 if fmt == "u" else 8
+        start = buf[1] + width * offset
+        o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
+        base = o[0]
+        data = MEMORY[buf[2] + base:buf[2] + o[-1]].tobytes()
+        if data.isascii():  # decoded at once and sliced: byte and character offsets agree
+            text = data.decode("ascii")
+            values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
+        else:  # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
+            values = [data[a - base:b - base].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
+    elif fmt == "+l":
+        start = buf[1] + 4 * offset
+        o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
+        (child,) = _pointers(children, n_children)
+        items = _column(child, field.children[0]) if o[-1] > o[0] else []
+        base = o[0]
+        values = [items[a - base:b - base] for a, b in zip(o, o[1:])]
+    else:
+        raise InternalError(f"unexpected Arrow format {fmt!r} in column {field.name!r}")
+    if null_count and buf[0]:
+        values = [v if bit == "1" else None for v, bit in zip(values, _bits(buf[0], offset, length))]
+    return values
+
+
+def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
+    """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
+    (times as int milliseconds, list<int32> as lists of ints). The array is not released."""
+    length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
+    if not release_fn:
+        raise InternalError("the Arrow array was already released")
+    if n_children != len(schema.children):
+        raise InternalError(f"a batch of {n_children} columns does not match its schema of {len(schema.children)}")
+    if not length:
+        return {field.name: [] for field in schema.children}
+    return {field.name: _column(child, field) for child, field in zip(_pointers(children, n_children), schema.children)}
+
+
+class _Out(threading.local):
+    """Out-parameters reused by the calls of one thread: an ArrowArray, an ArrowSchema and a
+    pointer (a page's cursor, a packed row), with their addresses and ``byref``s made once."""
+
+    def __init__(self) -> None:
+        self.array, self.schema, self.cursor = ArrowArray(), ArrowSchema(), c_void_p()
+        self.array_at, self.schema_at = addressof(self.array), addressof(self.schema)
+        self.refs = (ctypes.byref(self.array), ctypes.byref(self.schema))
+        self.cursor_ref = ctypes.byref(self.cursor)
+        self.page_refs = self.refs + (self.cursor_ref,)
+
+
+_out = _Out()
+
+
+def _take(out: _Out) -> Tuple[Dict[str, List[Any]], int]:
+    """The batch in ``out`` as columns and its length; both structs released."""
+    try:
+        return read_batch(out.array_at, read_schema(out.schema_at)), _unpack_array(MEMORY, out.array_at)[0]
+    finally:
+        release(out.array_at, _RELEASE_AT_ARRAY)
+        release(out.schema_at, _RELEASE_AT_SCHEMA)
+
+
+def call_batch(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int]:
+    """Calls an export whose last parameters are ``ArrowArray *out_array, ArrowSchema *out_schema``;
+    returns the batch's columns and its length, both structs released."""
+    out = _out
+    if function(*args, *out.refs):
+        raise _ffi.last_error()
+    return _take(out)
+
+
+def call_page(function: Any, *args: Any) -> Tuple[Dict[str, List[Any]], int, Optional[str]]:
+    """Like :func:`call_batch` for a page: the export's last parameter is ``char **out_cursor``
+    (owned, NULL on the last page); returns the columns, the length and the next cursor."""
+    out = _out
+    out.cursor.value = None
+    if function(*args, *out.page_refs):
+        raise _ffi.last_error()
+    pointer = out.cursor.value
+    try:
+        columns, length = _take(out)
+    finally:
+        if pointer:
+            next_cursor: Optional[str] = string_at(pointer).decode()
+            _ffi.nk_free(pointer)
+        else:
+            next_cursor = None
+    return columns, length, next_cursor
+
+
+# ---- Streams ----------------------------------------------------------------------------------
+
+def stream_error(stream: "ArrowArrayStream", code: int) -> NotesError:
+    message = stream.get_last_error(ctypes.byref(stream)) if stream.get_last_error else None
+    text = string_at(message).decode("utf-8", "replace") if message else f"error {code}"
+    return NotesError(f"reading the Arrow stream failed: {text}")
+
+
+def iter_batches(open_stream: Callable[[ArrowArrayStream], None]) -> Iterator[Dict[str, List[Any]]]:
+    """Opens a stream with ``open_stream(stream)`` and yields its batches' columns, one batch at a
+    time; the stream (and every batch) is released however the iteration ends."""
+    stream = ArrowArrayStream()
+    open_stream(stream)
+    try:
+        schema = ArrowSchema()
+        code = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
+        if code:
+            raise stream_error(stream, code)
+        try:
+            field = read_schema(addressof(schema))
+        finally:
+            release_schema(schema)
+        while True:
+            array = ArrowArray()
+            code = stream.get_next(ctypes.byref(stream), ctypes.byref(array))
+            if code:
+                raise stream_error(stream, code)
+            if not array.release:
+                return
+            try:
+                columns = read_batch(addressof(array), field)
+            finally:
+                release_array(array)
+            yield columns
+    finally:
+        release(addressof(stream), _RELEASE_AT_STREAM)
+
+
+# ---- PyCapsules -------------------------------------------------------------------------------
+
+_STREAM_CAPSULE = b"arrow_array_stream"
+# Function objects of our own (ctypes.pythonapi.X is one shared object whose argtypes another
+# module may set differently).
+_capsule_new = ctypes.PYFUNCTYPE(py_object, c_void_p, c_char_p, c_void_p)(("PyCapsule_New", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_void_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_capsule_name = ctypes.PYFUNCTYPE(c_void_p, c_void_p)(("PyCapsule_GetName", ctypes.pythonapi))
+_malloc = ctypes.PYFUNCTYPE(c_void_p, ctypes.c_size_t)(("PyMem_RawMalloc", ctypes.pythonapi))
+_free = ctypes.PYFUNCTYPE(None, c_void_p)(("PyMem_RawFree", ctypes.pythonapi))
+
+
+def _destroy_capsule(capsule: int) -> None:
+    """Releases a stream the consumer did not take out of its capsule, then frees the struct.
+
+    Some consumers rename a capsule whose stream they moved out: it is read under its name now."""
+    pointer = _capsule_pointer(capsule, _capsule_name(capsule))
+    if pointer:
+        release(pointer, _RELEASE_AT_STREAM)
+        _free(pointer)
+
+
+_capsule_destructor = CFUNCTYPE(None, c_void_p)(_destroy_capsule)
+
+
+def stream_capsule(open_stream: Callable[[ArrowArrayStream], None]) -> Any:
+    """A fresh ``arrow_array_stream`` PyCapsule, filled by ``open_stream(stream)``."""
+    pointer = _malloc(ctypes.sizeof(ArrowArrayStream))
+    if not pointer:
+        raise MemoryError("cannot allocate an ArrowArrayStream")
+    stream = ArrowArrayStream.from_address(pointer)
+    ctypes.memset(pointer, 0, ctypes.sizeof(ArrowArrayStream))
+    try:
+        open_stream(stream)
+    except BaseException:
+        _free(pointer)
+        raise
+    return _capsule_new(pointer, _STREAM_CAPSULE, ctypes.cast(_capsule_destructor, c_void_p).value)
+
+
+def outstanding() -> int:
+    """How many Arrow structs the library handed out that were not released yet (for tests)."""
+    return _ffi.call_int(_ffi.nk_arrow_outstanding)
+
+
+__all__ = ["Field", "call_batch", "call_page", "iter_batches", "outstanding", "read_batch", "read_schema", "release",
+           "stream_capsule"]

@@ -1,0 +1,232 @@
+"""Articles and drafts, as ``store.articles``."""
+from __future__ import annotations
+
+from ctypes import byref
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+
+from . import _columns, _ffi
+from ._arrow import call_batch, call_page
+from ._convert import article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time
+from .errors import InvalidArgumentError, ValidationError
+from .models import Article, Page, SearchHit, walk
+from .selection import NO_TIME, Selection, order_code
+
+if TYPE_CHECKING:
+    from .store import Store
+
+_I64 = 2 ** 63
+_nk_article_get = _ffi.nk_article_get
+
+
+class Articles:
+    """The articles and drafts of a store, as ``store.articles``.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     a = store.articles.create(title="周末", content="今天天气真好")
+    ...     _ = store.articles.update(a.id, content="今天下雨了")
+    ...     [(x.title, x.content, x.revision) for x in store.articles.list(limit=20)]
+    [('周末', '今天下雨了', 2)]
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def create(self, title: str, content: str) -> Article:
+        """Saves a new article. An empty or whitespace-only title or content raises
+        :class:`ValidationError` naming the field, and nothing is written."""
+        return article_from_row(call_row(_ffi.nk_article_create, self._store.handle, _ffi.text(title, "title"),
+                                         _ffi.text(content, "content")))
+
+    def create_many(self, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Article]:
+        """Saves many articles in one transaction: all of them, or none if any record is invalid.
+
+        ``records`` is an iterable of mappings, or columns: any object with ``__arrow_c_stream__``
+        or ``__arrow_c_array__`` (a pyarrow Table or RecordBatch, a polars DataFrame) or a pandas
+        DataFrame. Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at``
+        and ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text; an Arrow timestamp of
+        any unit). A failure names the record (``line``, 0-based) and the field. Returns the
+        articles created, in record order.
+        """
+        return _columns.created_articles(self._store.handle, records)
+
+    def get(self, id: int) -> Article:
+        """The article with ``id``; :class:`NotFoundError` if there is none."""
+        if type(id) is not int or not -_I64 <= id < _I64:  # _ffi.integer's checks, inlined for the hottest call
+            id = _ffi.integer(id, "id")
+        return get_article(_nk_article_get, self._store.handle, id)
+
+    def update(self, id: int, *, title: Optional[str] = None, content: Optional[str] = None,
+               expected_revision: Optional[int] = None) -> Article:
+        """Changes the title and/or content, raising the revision by one.
+
+        With ``expected_revision``, raises :class:`ConflictError` (writing nothing) if the article
+        was changed since. Saving the values it already has changes nothing.
+        """
+        expected = 0 if expected_revision is None else _ffi.integer(expected_revision, "expected_revision")
+        if expected_revision is not None and expected <= 0:
+            raise ValidationError("expected_revision must be a positive revision", field="expected_revision")
+        return article_from_row(call_row(
+            _ffi.nk_article_update, self._store.handle, _ffi.integer(id, "id"), _ffi.optional_text(title, "title"),
+            _ffi.optional_text(content, "content"), expected))
+
+    def delete(self, id: int) -> None:
+        """Deletes the article and everything derived from it; :class:`NotFoundError` if there is none."""
+        _ffi.check(_ffi.nk_article_delete(self._store.handle, _ffi.integer(id, "id")))
+
+    def count(self) -> int:
+        """The number of saved articles."""
+        return _ffi.call_int(_ffi.nk_article_count, self._store.handle)
+
+    def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Article]:
+        """One page of articles, newest first (``created_at``, then ``id``).
+
+        ``limit`` is 1 to 1000. Pass a page's ``next_cursor`` as ``after`` for the next page: any
+        depth costs what the first page costs, and rows added meanwhile are never seen twice or skipped.
+        """
+        columns, _, cursor = call_page(_ffi.nk_article_list, self._store.handle, _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(after, "after"))
+        return Page(articles(columns), cursor, cursor is not None)
+
+    def select(self, since: Optional[datetime] = None, until: Optional[datetime] = None,
+               order: str = "desc") -> Selection[Article]:
+        """Every article created in ``[since, until)``, newest first (``order="asc"``: oldest first),
+        as a lazy :class:`Selection` for pyarrow, pandas, polars and DuckDB.
+
+        ``since`` is inclusive and ``until`` exclusive; either may be None (no bound), aware or
+        naive (taken as UTC). Nothing is read until the selection is.
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     _ = store.articles.create_many([{"title": f"note {i}", "content": "x"} for i in range(3)])
+        ...     [a.title for a in store.articles.select(order="asc")]
+        ['note 0', 'note 1', 'note 2']
+        """
+        start = NO_TIME if since is None else ms_from_time(since, "since")
+        end = NO_TIME if until is None else ms_from_time(until, "until")
+        direction = order_code(order)
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_article_select(self._store.handle, start, end, direction, threads, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_article_select_count, self._store.handle, start, end)
+
+        return Selection(open_stream, count, articles, f"of articles (since={since}, until={until}, order={order!r})")
+
+    def iter(self, batch_size: int = 200) -> Iterator[Article]:
+        """Every article, newest first, fetched lazily ``batch_size`` at a time."""
+        return walk(lambda after: self.list(limit=batch_size, after=after))
+
+    def __iter__(self) -> Iterator[Article]:
+        return self.iter()
+
+    def search(self, query: str, field: str = "any", case_sensitive: bool = False, limit: int = 20,
+               after: Optional[str] = None) -> Page[SearchHit]:
+        """The articles whose title and/or content contain ``query``, newest first, with match spans.
+
+        Literal substring search: every character of ``query`` is itself (quotes, ``%``, ``_``,
+        ``*``, ``\\``, FTS words, emoji, CJK of any length). Text and query are compared in NFC, so
+        composed and decomposed forms find each other, and case-insensitively by simple Unicode case
+        folding unless ``case_sensitive``. ``field`` is ``"any"``, ``"title"`` or ``"content"``. An
+        empty query lists every article. Paged like :meth:`list`: pass ``next_cursor`` as ``after``.
+        A query with a NUL or over 10 000 characters raises :class:`ValidationError`.
+        """
+        if not isinstance(case_sensitive, bool):
+            raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
+                                       field="case_sensitive")
+        columns, n, cursor = call_page(_ffi.nk_article_search, self._store.handle, _ffi.text(query, "query"),
+                                       _ffi.text(field, "field"), int(case_sensitive), _ffi.integer(limit, "limit"),
+                                       _ffi.optional_text(after, "after"))
+        return Page(article_hits(columns, n), cursor, cursor is not None)
+
+    def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
+                    batch_size: int = 200) -> Iterator[SearchHit]:
+        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+        return walk(lambda after: self.search(query, field=field, case_sensitive=case_sensitive, limit=batch_size,
+                                              after=after))
+
+    # ---- Drafts -----------------------------------------------------------------------------
+
+    def new_draft(self, title: Optional[str] = None, content: str = "") -> "Draft":
+        """Opens a draft for a new article, kept in the store until saved or discarded.
+
+        Its title defaults to today's date (``YYYY-MM-DD``) in the local time zone.
+        """
+        return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_new, self._store.handle,
+                                                          _ffi.optional_text(title, "title"), _ffi.text(content, "content"))))
+
+    def edit(self, id: int) -> "Draft":
+        """Opens a draft of article ``id`` at its current revision."""
+        return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_edit, self._store.handle, _ffi.integer(id, "id"))))
+
+    def draft(self, id: int) -> "Draft":
+        """The unsaved draft with ``id``; :class:`NotFoundError` once saved or discarded."""
+        return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_get, self._store.handle, _ffi.integer(id, "id"))))
+
+    def drafts(self) -> List["Draft"]:
+        """Every unsaved draft, oldest first (they survive the process dying)."""
+        columns, _ = call_batch(_ffi.nk_draft_list, self._store.handle)
+        return [Draft(self._store, d) for d in drafts(columns)]
+
+
+class Draft:
+    """An unsaved edit. Setting ``title`` or ``content`` writes through to the store at once, so a
+    crash loses nothing; :meth:`save` validates and saves, :meth:`discard` throws it away.
+
+    >>> import noteskit as nk
+    >>> with nk.Store.memory() as store:
+    ...     d = store.articles.new_draft(title="Notes")
+    ...     d.content = "……"
+    ...     d.save().title
+    'Notes'
+    """
+
+    def __init__(self, store: Store, data: Dict[str, Any]) -> None:
+        self._store = store
+        self._load(data)
+
+    def _load(self, data: Dict[str, Any]) -> None:
+        self.id: int = data["id"]
+        self.uid: str = data["uid"]
+        self.article_id: Optional[int] = data["article_id"]
+        self.base_revision: Optional[int] = data["base_revision"]
+        self._title: str = data["title"]
+        self._content: str = data["content"]
+        self.created_at: datetime = data["created_at"]
+        self.updated_at: datetime = data["updated_at"]
+
+    @property
+    def title(self) -> str:
+        """The draft's title; setting it writes it through to the store (not yet saved)."""
+        return self._title
+
+    @title.setter
+    def title(self, value: str) -> None:
+        self._load(draft_from_row(call_row(_ffi.nk_draft_update, self._store.handle, self.id, _ffi.text(value, "title"), None)))
+
+    @property
+    def content(self) -> str:
+        """The draft's content; setting it writes it through to the store (not yet saved)."""
+        return self._content
+
+    @content.setter
+    def content(self, value: str) -> None:
+        self._load(draft_from_row(call_row(_ffi.nk_draft_update, self._store.handle, self.id, None,
+                                           _ffi.text(value, "content"))))
+
+    def save(self) -> Article:
+        """Saves the draft as a new article, or the next revision of the one it edits, and removes the draft.
+
+        :class:`ValidationError` (empty title or content) and :class:`ConflictError` (the article
+        changed or was deleted since the draft was opened) keep the draft.
+        """
+        return article_from_row(call_row(_ffi.nk_draft_save, self._store.handle, self.id))
+
+    def discard(self) -> None:
+        """Throws the draft away; the saved article, if any, is untouched."""
+        _ffi.check(_ffi.nk_draft_discard(self._store.handle, self.id))
+
+    def __repr__(self) -> str:
+        target = f"article {self.article_id}@{self.base_revision}" if self.article_id else "new article"
+        return f"<noteskit.Draft {self.id} of {target}: {self._title!r}>"
