@@ -53,6 +53,18 @@ def test_senders_travel_in_arrow_columns_both_ways(store):
     assert e.value.field == "sender"
 
 
+def test_every_read_of_a_message_carries_its_sender(store):
+    pa = pytest.importorskip("pyarrow")
+    conv = store.conversations.create("Book club")
+    made = store.messages.insert_many(conv.id, [{"content": "chapter 3", "from_me": False, "sender": "Carol"},
+                                                {"content": "chapter 4", "from_me": True}])
+    assert [store.messages.get(m.id).sender for m in made] == ["Carol", None]              # packed rows
+    assert [m.sender for m in conv.history()] == ["Carol", None]                            # history batches
+    assert [h.message.sender for h in store.messages.search("chapter")] == [None, "Carol"]  # search hits, newest first
+    table = pa.table(store.messages.select(conversation=conv.id))
+    assert table.column("sender").to_pylist() == ["Carol", None]
+
+
 def test_a_notebook_shows_who_wrote_each_message_of_a_group_chat(store):
     conv = store.conversations.create("Book club")
     store.messages.insert_many(conv.id, [{"content": "hi", "from_me": False, "sender": "Carol <3"},
