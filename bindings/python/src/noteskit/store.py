@@ -5,7 +5,7 @@ import json
 import os
 from ctypes import byref, c_void_p
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _ffi
 from ._arrow import call_batch
