@@ -156,7 +156,7 @@ char *nk_last_error(void);
  * absent ids -1), the UTF-8 byte length of each text field as int64 (-1 for null), then the texts'
  * bytes, unterminated. Fields in order:
  *   article       id, created_at, updated_at, revision | uid, title, content
- *   message       id, conversation_id, from_me, sent_at | uid, content
+ *   message       id, conversation_id, from_me, sent_at | uid, content, sender
  *   conversation  id, created_at, last_activity_at | uid, title
  *   draft         id, article_id, base_revision, created_at, updated_at | uid, title, content
  * A one-record answer measured faster as a packed row than as an Arrow batch of one row: one
@@ -164,7 +164,7 @@ char *nk_last_error(void);
  *
  * Batch columns, in order:
  *   article       id, uid, title, content, created_at, updated_at, revision
- *   message       id, uid, conversation_id, content, from_me, sent_at
+ *   message       id, uid, conversation_id, content, from_me, sent_at, sender (nullable)
  *   conversation  id, uid, title, created_at, last_activity_at
  *   draft         id, uid, article_id (nullable), base_revision (nullable), title, content, created_at, updated_at
  *   change        seq, entity, op, id, uid, revision (nullable), at
@@ -326,7 +326,8 @@ int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_
                                 struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 
 /* ---- Messages --------------------------------------------------------------------------------- */
-/* A message: id, uid, conversation_id, content, from_me, sent_at (see "Records"). Message text must be
+/* A message: id, uid, conversation_id, content, from_me, sent_at, sender (the author's name in a group
+ * chat, or null; see "Records"). Message text must be
  * non-blank (NK_E_VALIDATION on field "content", nothing written) and is stored exactly as given. */
 
 /* Adds a message sent by the user (from_me true), sent now. *out_row (owned): the message. */
@@ -345,9 +346,9 @@ int32_t nk_message_delete(nk_store *store, int64_t id);
 
 /* Adds many messages to the conversation in one transaction, all or none. records: an Arrow stream
  * of struct batches (see "Bulk writes" below) with the columns content, from_me (required), uid,
- * sent_at; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
- * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the text
- * content. Fresh message uids are time-ordered (UUID version 7). */
+ * sent_at, sender; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
+ * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the texts
+ * content and sender ("" for a message without one). Fresh message uids are time-ordered (UUID version 7). */
 int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
                                void **out_created);
 
@@ -485,23 +486,28 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
 /* ---- Import and export ------------------------------------------------------------------------ */
-/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript"; NULL takes it from the
- * extension of path (.json, .jsonl, .csv, .txt, .md); a folder needs it ("markdown" or "csv").
+/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,
+ * "telegram" or "whatsapp"); NULL takes it from the extension of path (.json, .jsonl, .csv, .txt,
+ * .md; importing, a Telegram or WhatsApp export is told by its content); a folder needs it.
  * An import file's malformed record is NK_E_FORMAT; the error's "file", "line" and "field" say
  * where. Missing files are NK_E_NOT_FOUND, unwritable ones NK_E_READ_ONLY. */
 
 /* Writes the store to path. A file is written beside path and renamed over it when complete; a
  * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty.
  * options_json (nullable): {"conversation"?: id (transcripts), "table"?: "articles"|"messages"
- * (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
+ * |"conversations" (a single .csv file)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
 int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
                         char **out_json);
 
 /* Imports path in one transaction: all of it, or (on a malformed record with on_error "raise",
  * a cancel, any failure) nothing. options_json (nullable): {"on_conflict"?: "skip"|"replace"|"newer",
- * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts)}.
+ * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts, WhatsApp),
+ * "me"?: str (Telegram, WhatsApp), "tz"?: str, "encoding"?: str, "delimiter"?: str,
+ * "columns"?: {header: column name}, "unknown_columns"?: "refuse"|"ignore" (CSV),
+ * "date_order"?: "dmy"|"mdy" (WhatsApp)}; an option the format does not read is NK_E_VALIDATION.
  * progress (nullable) is called with user_data as described at nk_progress_callback.
- * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's]}. */
+ * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's],
+ * "skips": [{"file","line","reason"}, ...] (the first 10 000 skipped records)}. */
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 

@@ -32,20 +32,18 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title"])
+        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title", "me", "tz", "encoding",
+                                                       "delimiter", "columns", "unknown_columns", "date_order"])
         var options = ImportOptions(conversation: try given.optionalInt("conversation"), title: try given.optionalString("title"))
-        if let text = try given.optionalString("on_conflict") {
-            guard let policy = ConflictPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_conflict must be \"skip\", \"replace\" or \"newer\", got \"\(text.prefix(40))\"", field: "on_conflict")
-            }
-            options.onConflict = policy
-        }
-        if let text = try given.optionalString("on_error") {
-            guard let policy = ImportErrorPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_error must be \"raise\" or \"skip\", got \"\(text.prefix(40))\"", field: "on_error")
-            }
-            options.onError = policy
-        }
+        options.me = try given.optionalString("me")
+        options.timeZone = try given.optionalString("tz")
+        options.encoding = try given.optionalString("encoding")
+        options.delimiter = try given.optionalString("delimiter")
+        options.columns = try given.optionalStringPairs("columns")
+        options.unknownColumns = try given.optionalChoice("unknown_columns") ?? .refuse
+        options.dateOrder = try given.optionalChoice("date_order")
+        options.onConflict = try given.optionalChoice("on_conflict") ?? .skip
+        options.onError = try given.optionalChoice("on_error") ?? .raise
         if let progress {
             options.progress = { done, total in progress(userData, done, total) != 0 }
         }
@@ -54,6 +52,12 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         w.raw(","); w.key("updated"); w.int(Int64(report.updated))
         w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
         w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
+        w.raw(","); w.key("skips"); w.list(report.skips) { w, s in
+            w.raw("{"); w.key("file"); w.string(NotesError.shown(s.file, limit: LastError.maxMessageBytes))
+            w.raw(","); w.key("line"); w.int(Int64(s.line))
+            w.raw(","); w.key("reason"); w.string(s.reason.rawValue)
+            w.raw("}")
+        }
         w.raw("}")
     }
 }
@@ -73,6 +77,33 @@ private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws
     let options = try JSONObject.parse(argument: text, "options_json")
     try options.only(allowed, what: "option")
     return options
+}
+
+private extension JSONObject {
+    /// One of the cases of `T`, named by its raw value; a `kind` error on `key` for another text.
+    func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws -> T? where T.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let choice = T(rawValue: text) else {
+            let names = T.allCases.map { "\"\($0.rawValue)\"" }
+            throw fail(key, "\(key) must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got \"\(text.prefix(40))\"")
+        }
+        return choice
+    }
+
+    /// An object of strings (`{"Title": "title"}`), in its order.
+    func optionalStringPairs(_ key: String) throws -> [(String, String)]? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case let .object(members)?:
+            return try members.map { name, value in
+                guard case let .string(s) = value else {
+                    throw fail(key, "\(key) must map names to names, got \(value.typeName) for \"\(name.prefix(40))\"")
+                }
+                return (name, s)
+            }
+        case let other?: throw fail(key, "\(key) must be an object of names, got \(other.typeName)")
+        }
+    }
 }
 
 extension JSONWriter {

@@ -47,7 +47,7 @@ public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<C
             caseSensitive: flags & 1 != 0, oldestFirst: flags & 2 != 0, limit: count(limit), after: try optionalString(after, "after"))
     }, { batch, hit in
         batch.append(hit.record)
-        batch.append(spans: hit.spans, from: 6)
+        batch.append(spans: hit.spans, from: 7)
     })
 }
 

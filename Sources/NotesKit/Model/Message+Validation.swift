@@ -14,6 +14,12 @@ extension Message {
         try TextRules.checkRequired(content, field: "content", limit: TextRules.maxContentLength, code: "message")
     }
 
+    /// Checks a sender's name when there is one: the title rules (non-blank, no NUL, at most
+    /// ``TextRules/maxTitleLength`` code points). Throws `.validation` on `sender`.
+    public static func validate(sender: String?) throws {
+        if let sender { try TextRules.checkRequired(sender, field: "sender", limit: TextRules.maxTitleLength) }
+    }
+
     /// Checks an explicit `sentAt` (an imported message's time). Throws `.validation` on `sent_at`.
     static func validate(sentAt: Timestamp?) throws {
         if let sentAt, !Timestamp.range.contains(sentAt.milliseconds) {

@@ -17,7 +17,7 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .articles import Articles, Draft
 from .chat import Conversations, Messages
-from .exchange import ExportReport, ImportReport
+from .exchange import ExportReport, ImportReport, SkippedRecord
 from .feed import CompactReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
@@ -44,7 +44,7 @@ __all__ = [
     "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
-    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
+    "Conversations", "CorruptStoreError", "Draft", "ExportReport", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError", "SkippedRecord",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "ReadOnlyError", "SchemaError",
     "SearchHit", "Selection", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "library_version",
 ]

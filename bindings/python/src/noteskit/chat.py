@@ -149,8 +149,9 @@ class Messages:
 
         ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
         ``__arrow_c_array__``, a pandas DataFrame). Each record has ``content`` (str) and ``from_me``
-        (bool), and optionally ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as
-        UTC, or ISO-8601 text; by default the time of the write). A failure names the record
+        (bool), and optionally ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as
+        UTC, or ISO-8601 text; by default the time of the write) and ``sender`` (the author's name
+        in a group chat). A failure names the record
         (``line``, 0-based) and the field. Returns the messages created, in record order.
         """
         cid = _ffi.integer(conversation_id, "conversation_id")

@@ -305,7 +305,7 @@ def existing_conversation(store: Store, name: str) -> Conversation:
 
 def message_line(message: Message, colour: bool = False, spans: Sequence[Sequence[int]] = ()) -> str:
     """One message as a chat shows it on a terminal: time, who, text (continuation lines indented)."""
-    who = "me" if message.from_me else "them"
+    who = "me" if message.from_me else message.sender or "them"
     text = marked(message.content, spans, colour).replace("\n", "\n" + " " * 24)
     return f"{local_time(message.sent_at)}  {who:>4}  {text}"
 
@@ -433,9 +433,15 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
     """Imports a file or folder in one transaction, with a progress bar on stderr."""
     unit = "file" if os.path.isdir(args.path) else "B"
     with Progress("import", quiet=args.quiet, unit=unit) as progress:
+        columns = dict(c.split("=", 1) for c in args.column if "=" in c) or None
+        if len(columns or ()) != len(args.column):
+            raise SystemExit("noteskit import: --column takes HEADER=NAME, e.g. --column Title=title")
+        delimiter = "\t" if args.delimiter in ("\\t", "tab") else args.delimiter
         try:
             report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
-                                   progress=progress, **_transcript_options(store, args, importing=True))
+                                   progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
+                                   columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
+                                   date_order=args.date_order, **_transcript_options(store, args, importing=True))
         except ValidationError as e:
             if e.code == "folder_needs_format":
                 raise _folder_format(args.path) from None
@@ -443,8 +449,9 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
     for error in report.errors:
         print(f"skipped: {visible(str(error))}", file=sys.stderr)
     if args.json:
-        print(json.dumps({**{k: v for k, v in record_dict(report).items() if k != "errors"},
-                          "errors": [str(e) for e in report.errors]}, ensure_ascii=False))
+        print(json.dumps({**{k: v for k, v in record_dict(report).items() if k not in ("errors", "skips")},
+                          "errors": [str(e) for e in report.errors],
+                          "skips": [record_dict(k) for k in report.skips]}, ensure_ascii=False))
     else:
         print(f"imported {args.path}: {report.created} created, {report.updated} updated, {report.skipped} skipped"
               + (f", {len(report.errors)} malformed records left out" if report.errors else ""))
@@ -601,17 +608,26 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt) or a new folder (with --format)")
     export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
     export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
-    export.add_argument("--table", choices=("articles", "messages"), help="which table a single .csv file holds")
+    export.add_argument("--table", choices=("articles", "conversations", "messages"), help="which table a single .csv file holds")
 
     import_ = command("import", cmd_import, "import a file or folder in one transaction (again: nothing changes)")
     import_.add_argument("path", help="the file or folder to import")
-    import_.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
+    import_.add_argument("-f", "--format", choices=formats + ("telegram", "whatsapp"),
+                         help="default: from the file's extension (and a Telegram or WhatsApp export from its content)")
     import_.add_argument("--on-conflict", choices=("skip", "replace", "newer"), default="skip",
                          help="what a record whose uid is already stored does (default: skip)")
     import_.add_argument("--on-error", choices=("raise", "skip"), default="raise",
                          help="raise: a malformed record imports nothing (default); skip: leave it out and go on")
     import_.add_argument("--conversation", metavar="CONVERSATION",
                          help="a transcript's conversation: an id, or a title (found or started)")
+    import_.add_argument("--me", help="Telegram, WhatsApp: your name in the chat (or Telegram id), whose messages are yours")
+    import_.add_argument("--tz", help="the time zone of dates and times without one (default: UTC), e.g. Europe/Berlin or +08:00")
+    import_.add_argument("--encoding", help="CSV: the file's encoding (default: UTF-8), e.g. gb18030, cp1252, utf-16")
+    import_.add_argument("--delimiter", help="CSV: the field delimiter (default: sniffed: , ; or tab)")
+    import_.add_argument("--column", action="append", default=[], metavar="HEADER=NAME",
+                         help="CSV: read the column HEADER as NotesKit's NAME (title, content, created_at, ...); repeatable")
+    import_.add_argument("--ignore-unknown-columns", action="store_true", help="CSV: drop columns NotesKit does not know")
+    import_.add_argument("--date-order", choices=("dmy", "mdy"), help="WhatsApp: day or month first, when no day is above 12")
     import_.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
