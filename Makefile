@@ -65,13 +65,17 @@ typecheck: venv
 
 test: swift-test py-test typecheck
 
+# The benchmarks' peers (ADBC's SQLite driver) come with the package's [bench] extra.
 bench: lib venv
+	$(PY) -m pip install -q './bindings/python[bench]'
 	$(PY) benchmarks/store_bench.py
 	$(PY) benchmarks/layout_bench.py
 	$(PY) benchmarks/chat_bench.py
 	$(PY) benchmarks/exchange_bench.py
 	$(PY) benchmarks/search_bench.py
 	$(PY) benchmarks/bulk_write_bench.py
+	$(PY) benchmarks/transport_bench.py
+	$(PY) benchmarks/footprint_bench.py
 
 # The long reliability runs (threads, processes, kill -9, the hostile-ABI sweep, 1 000 000 fuzz inputs,
 # a 1 000 000-call leak session and valgrind, broken files); each prints its figures, then a table.

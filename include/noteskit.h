@@ -5,7 +5,10 @@
  *  - Every call returns an int32_t status: NK_OK (0) or one NK_E_* code. Results come back through
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
- *    {"code": int, "kind": str, "message": str, "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}.
+ *    {"code": int, "kind": str, "error_code": str, "message": str, "messages"?: {language: str},
+ *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}. "error_code" is a stable
+ *    machine-readable name ("title_empty", "revision_conflict", ...); "messages" the apps' own
+ *    wording by BCP 47 language ("zh-Hans"), where they had one; "message" is English.
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
@@ -153,7 +156,7 @@ char *nk_last_error(void);
  * absent ids -1), the UTF-8 byte length of each text field as int64 (-1 for null), then the texts'
  * bytes, unterminated. Fields in order:
  *   article       id, created_at, updated_at, revision | uid, title, content
- *   message       id, conversation_id, from_me, sent_at | uid, content
+ *   message       id, conversation_id, from_me, sent_at | uid, content, sender
  *   conversation  id, created_at, last_activity_at | uid, title
  *   draft         id, article_id, base_revision, created_at, updated_at | uid, title, content
  * A one-record answer measured faster as a packed row than as an Arrow batch of one row: one
@@ -161,7 +164,7 @@ char *nk_last_error(void);
  *
  * Batch columns, in order:
  *   article       id, uid, title, content, created_at, updated_at, revision
- *   message       id, uid, conversation_id, content, from_me, sent_at
+ *   message       id, uid, conversation_id, content, from_me, sent_at, sender (nullable)
  *   conversation  id, uid, title, created_at, last_activity_at
  *   draft         id, uid, article_id (nullable), base_revision (nullable), title, content, created_at, updated_at
  *   change        seq, entity, op, id, uid, revision (nullable), at
@@ -332,7 +335,8 @@ int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_
                                 struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 
 /* ---- Messages --------------------------------------------------------------------------------- */
-/* A message: id, uid, conversation_id, content, from_me, sent_at (see "Records"). Message text must be
+/* A message: id, uid, conversation_id, content, from_me, sent_at, sender (the author's name in a group
+ * chat, or null; see "Records"). Message text must be
  * non-blank (NK_E_VALIDATION on field "content", nothing written) and is stored exactly as given. */
 
 /* Adds a message sent by the user (from_me true), sent now. *out_row (owned): the message. */
@@ -351,9 +355,9 @@ int32_t nk_message_delete(nk_store *store, int64_t id);
 
 /* Adds many messages to the conversation in one transaction, all or none. records: an Arrow stream
  * of struct batches (see "Bulk writes" below) with the columns content, from_me (required), uid,
- * sent_at; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
- * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the text
- * content. Fresh message uids are time-ordered (UUID version 7). */
+ * sent_at, sender; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
+ * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the texts
+ * content and sender ("" for a message without one). Fresh message uids are time-ordered (UUID version 7). */
 int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
                                void **out_created);
 
@@ -476,21 +480,24 @@ int32_t nk_rows_row_at(nk_rows *rows, double y, int64_t *out_row);
 /* The rows intersecting [offset, offset + viewport_height): rows *out_first ..< *out_stop. */
 int32_t nk_rows_visible(nk_rows *rows, double offset, double viewport_height, int64_t *out_first, int64_t *out_stop);
 
-/* The keyboard model. state_json (nullable: keyboard down): {"shown": bool, "keyboard_height": n}.
- * event_json: {"event": "show", "keyboard_height": n} or {"event": "hide"}. *out_json (owned): the
- * new state: {"shown","keyboard_height","mask_visible","mask_count","search_panel_offset",
- * "editor_bottom_inset","chat_offset"}. */
+/* The keyboard model (the editor and the chat). state_json (nullable: keyboard down): {"shown": bool,
+ * "keyboard_height": n}. event_json: {"event": "show", "keyboard_height": n} or {"event": "hide"}.
+ * *out_json (owned): the new state: {"shown","keyboard_height","editor_bottom_inset","chat_offset"}. */
 int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char **out_json);
 
-/* The search panel model. state_json (nullable: hidden): {"state": "hidden"|"shown", "revealed": n,
- * "dragging": bool}. event_json: {"event": "drag", "dy": n} (screen coordinates: negative is up),
- * {"event": "end_drag"}, {"event": "show"} or {"event": "hide"}. *out_json (owned): the new state,
- * with "offset". */
+/* The notes app's search panel model. state_json (nullable: hidden, at rest): a state as this call
+ * returns it. event_json: {"event": "drag", "translation": n} (the pan gesture's total translation
+ * since the drag began, screen coordinates: negative is up), {"event": "end_drag"}, {"event":
+ * "show"}, {"event": "hide"}, {"event": "keyboard_will_show", "keyboard_height": n} or {"event":
+ * "keyboard_will_hide"}. *out_json (owned): the new state: {"state": "hidden"|"shown", "dragging",
+ * "top_offset" (the panel's top relative to the screen's bottom: -50 hidden, -155 shown),
+ * "drag_start_offset", "revealed", "keyboard_shown", "keyboard_height", "mask_count"}. */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
 /* ---- Import and export ------------------------------------------------------------------------ */
-/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript"; NULL takes it from the
- * extension of path (.json, .jsonl, .csv, .txt, .md); a folder needs it ("markdown" or "csv").
+/* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,
+ * "telegram" or "whatsapp"); NULL takes it from the extension of path (.json, .jsonl, .csv, .txt,
+ * .md; importing, a Telegram or WhatsApp export is told by its content); a folder needs it.
  * An import file's malformed record is NK_E_FORMAT; the error's "file", "line" and "field" say
  * where. Missing files are NK_E_NOT_FOUND, unwritable ones NK_E_READ_ONLY. */
 
@@ -498,16 +505,20 @@ int32_t nk_search_panel_apply(const char *state_json, const char *event_json, ch
  * folder (markdown, csv) is made beside path and renamed into place, and must be new or empty; a
  * symbolic link at path is replaced, not followed. Leftovers of killed exports in path's folder
  * are removed first. options_json (nullable): {"conversation"?: id (transcripts), "table"?:
- * "articles"|"messages" (a single .csv file), "mode"?: file permissions (default 0600; a folder
+ * "articles"|"messages"|"conversations" (a single .csv file), "mode"?: file permissions (default 0600; a folder
  * also gets x where r is given)}. *out_json (owned): {"articles","drafts","conversations","messages","files"}. */
 int32_t nk_store_export(nk_store *store, const char *path, const char *format, const char *options_json,
                         char **out_json);
 
 /* Imports path in one transaction: all of it, or (on a malformed record with on_error "raise",
  * a cancel, any failure) nothing. options_json (nullable): {"on_conflict"?: "skip"|"replace"|"newer",
- * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts)}.
+ * "on_error"?: "raise"|"skip", "conversation"?: id, "title"?: str (transcripts, WhatsApp),
+ * "me"?: str (Telegram, WhatsApp), "tz"?: str, "encoding"?: str, "delimiter"?: str,
+ * "columns"?: {header: column name}, "unknown_columns"?: "refuse"|"ignore" (CSV),
+ * "date_order"?: "dmy"|"mdy" (WhatsApp)}; an option the format does not read is NK_E_VALIDATION.
  * progress (nullable) is called with user_data as described at nk_progress_callback.
  * *out_json (owned): {"created","updated","skipped","errors": [error JSON as nk_last_error's],
+ * "skips": [{"file","line","reason"}, ...] (the first 10 000 skipped records),
  * "skipped_links": [paths relative to a Markdown folder of links leading outside it, not read]}. */
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
@@ -519,7 +530,8 @@ int32_t nk_store_import(nk_store *store, const char *path, const char *format, c
  * A page of hits is a batch of the record's columns followed by one list<int32> column per field
  * searched, "title_spans" and/or "content_spans": the code-point offsets of every non-overlapping
  * match into the field as stored, flattened as start, end, start, end, ...
- * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor. */
+ * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor, or a
+ * cursor of another search (another query, field, case mode, order or conversation). */
 
 /* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
  * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
@@ -530,10 +542,14 @@ int32_t nk_article_search(nk_store *store, const char *query, const char *field,
                           struct ArrowSchema *out_schema, char **out_cursor);
 
 /* Messages whose content contains query, newest first (sent_at, then id), in every conversation
- * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). case_sensitive: 0 or 1.
- * limit: 1..1000. after (nullable): a next_cursor of a search with the same conversation_id.
+ * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). flags: 0, or
+ * NK_SEARCH_CASE_SENSITIVE and/or NK_SEARCH_OLDEST_FIRST (chat order: sent_at, then id, ascending);
+ * other bits are NK_E_INVALID_ARGUMENT. limit: 1..1000. after (nullable): a next_cursor of this
+ * same search (query, conversation_id and flags).
  * Message columns, then content_spans; *out_cursor as nk_article_list's. */
-int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+#define NK_SEARCH_CASE_SENSITIVE 1
+#define NK_SEARCH_OLDEST_FIRST 2
+int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
                           int64_t limit, const char *after, struct ArrowArray *out_array,
                           struct ArrowSchema *out_schema, char **out_cursor);
 

@@ -199,6 +199,25 @@ def _import(fmt: str, suffix: str) -> Callable[[nk.Store, bytes], None]:
     return target
 
 
+def _csv_legacy(store: nk.Store, data: bytes) -> None:
+    """The bytes as a CSV in a legacy encoding (the first byte picks gb18030, cp1252 or utf-16), with
+    the delimiter sniffed, any header mapped and unknown columns ignored."""
+    encoding = ("gb18030", "cp1252", "utf-16")[data[0] % 3] if data else "gb18030"
+    before = store.articles.count(), store.last_change_seq()
+    fd, name = tempfile.mkstemp(suffix=".csv", dir=SCRATCH)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data[1:])
+        try:
+            store.import_(name, encoding=encoding, columns={"Title": "title", "Body": "content"}, unknown_columns="ignore",
+                          tz="Asia/Shanghai")
+        except nk.NotesError:
+            assert (store.articles.count(), store.last_change_seq()) == before, "a refused import wrote something"
+            raise
+    finally:
+        os.unlink(name)
+
+
 def _markdown_folder(store: nk.Store, data: bytes) -> None:
     """The bytes as one Markdown note (front matter and body) in a folder import."""
     before = store.articles.count(), store.last_change_seq()
@@ -300,6 +319,11 @@ def available(store: nk.Store) -> Dict[str, Callable[[nk.Store, bytes], None]]:
         targets["import_markdown_links"] = _markdown_links
         if hasattr(store, "conversations"):  # transcripts are chat
             targets["import_transcript"] = _import("transcript", ".txt")
+        from noteskit import exchange
+        if "telegram" in exchange.FORMATS:  # other apps' chat exports
+            targets["import_telegram"] = _import("telegram", ".json")
+            targets["import_whatsapp"] = _import("whatsapp", ".txt")
+            targets["import_csv_legacy"] = _csv_legacy
     if hasattr(store.articles, "search"):
         targets["search_articles"] = _search_articles
     if hasattr(store, "messages") and hasattr(store.messages, "search"):

@@ -14,6 +14,9 @@ Modes:
   over. After every kill: what is at the targets is whole (the old export or the new one), what
   the killed export left beside them is readable by the owner only, and the next export into that
   folder leaves no leftover.
+- ``chat-import``: the child imports a large Telegram export and a large WhatsApp chat in turn,
+  deleting the conversation after each. After every kill: integrity ok, at most one conversation,
+  and it holds every message of its file (each import all or nothing).
 - ``migration``: the child opens a store of the shape before migration 0005 (which rewrites it
   into the compact form, then VACUUMs it) and is killed at a random moment. After every kill:
   integrity ok, and the store opens with every record and change as before.
@@ -75,6 +78,21 @@ while True:
     shutil.rmtree(out + "/vault", ignore_errors=True)
     print("exporting markdown", flush=True)
     s.export(out + "/vault", format="markdown")
+"""
+
+
+CHAT_IMPORT_CHILD = r"""
+import sys, noteskit as nk
+s = nk.Store.open(sys.argv[1])
+files = [(sys.argv[2], "telegram"), (sys.argv[3], "whatsapp")]
+print("ready", flush=True)
+while True:
+    for path, fmt in files:
+        print("importing", fmt, flush=True)
+        s.import_(path, format=fmt, me="Bob", **({"date_order": "dmy"} if fmt == "whatsapp" else {}))
+        print("imported", fmt, flush=True)
+        for c in list(s.conversations):
+            c.delete()
 """
 
 
@@ -230,6 +248,64 @@ def run_export(kills: int = 50, records: int = 3_000, seed: int = 11, path: Opti
     return {"kills": kills, "records": records, "kills_leaving_a_leftover": with_leftover, "leftovers_after_next_export": 0}
 
 
+def write_chat_exports(folder: Path, messages: int) -> "tuple[Path, Path]":
+    """A Telegram group export and a WhatsApp chat of `messages` messages each, the shapes those apps
+    write (see tests/data/)."""
+    start = 1_700_000_000
+    telegram = folder / "result.json"
+    with open(telegram, "w", encoding="utf-8") as f:
+        f.write('{"name": "Kill9 Telegram", "type": "private_group", "id": 99, "messages": [\n')
+        for i in range(messages):
+            who = ("Alice", "user1") if i % 3 else ("Bob", "user2")
+            f.write(("," if i else "") + json.dumps({"id": i + 1, "type": "message", "date_unixtime": str(start + i),
+                                                   "from": who[0], "from_id": who[1], "text": f"telegram message {i}"}) + "\n")
+        f.write("]}\n")
+    whatsapp = folder / "WhatsApp Chat with Kill9.txt"
+    with open(whatsapp, "w", encoding="utf-8") as f:
+        for i in range(messages):
+            t = time.gmtime(start + i * 60)
+            f.write(f"{t.tm_mday:02}/{t.tm_mon:02}/{t.tm_year}, {t.tm_hour:02}:{t.tm_min:02} - {'Bob' if i % 2 else 'Alice'}: "
+                    f"whatsapp message {i}\nits second line\n")
+    return telegram, whatsapp
+
+
+def run_chat_import(kills: int = 50, messages: int = 20_000, seed: int = 11, path: Optional[Path] = None) -> Dict[str, Any]:
+    """The child imports a Telegram export and a WhatsApp chat in turn (deleting the conversation
+    after each) until it is killed. After every kill the store holds at most one conversation, with
+    every message of its file: no chat import was half applied."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="nk-kill9-chat-") as tmp:
+        db = path or Path(tmp) / "kill9.db"
+        telegram, whatsapp = write_chat_exports(Path(tmp), messages)
+        nk.Store.open(db).close()
+        imports_done = mid_import = with_chat = 0
+        for _ in range(kills):
+            lines = _kill_at_random([CHAT_IMPORT_CHILD, str(db), str(telegram), str(whatsapp)], rng, 0.05, 2.5)
+            imports_done += sum(line.startswith("imported") for line in lines)
+            mid_import += lines[-1].startswith("importing")
+            check = integrity(db)
+            assert check == "ok", check
+            with nk.Store.open(db) as s:
+                chats = list(s.conversations)
+                assert len(chats) <= 1, f"{len(chats)} conversations: a delete or an import was cut in half"
+                for c in chats:
+                    count = _count(c)
+                    assert count == messages, f"{c.title}: {count} of {messages} messages: an import was cut in half"
+                    with_chat += 1
+    return {"kills": kills, "messages_per_import": messages, "imports_completed": imports_done, "kills_mid_import": mid_import,
+            "kills_with_a_chat_stored": with_chat, "half_imports": 0, "integrity": "ok"}
+
+
+def _count(conversation: Any) -> int:
+    total, cursor = 0, None
+    while True:
+        page = conversation.history(limit=1000, before=cursor)
+        total += len(page.items)
+        if not page.has_more:
+            return total
+        cursor = page.next_cursor
+
+
 MIGRATE_CHILD = r"""
 import sys, noteskit as nk
 print("opening", flush=True)
@@ -326,6 +402,9 @@ def run(kills: int = 50, import_kills: Optional[int] = None) -> Dict[str, Any]:
     if can_import:
         figures.update({f"import_{k}": v for k, v in run_import(import_kills or kills).items()})
         figures.update({f"export_{k}": v for k, v in run_export(import_kills or kills).items()})
+        from noteskit import exchange
+        if "telegram" in exchange.FORMATS:
+            figures.update({f"chat_import_{k}": v for k, v in run_chat_import(import_kills or kills).items()})
     figures.update({f"migration_{k}": v for k, v in run_migration(max(5, kills // 2)).items()})
     return figures
 

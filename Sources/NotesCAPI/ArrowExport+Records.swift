@@ -78,6 +78,7 @@ extension ColumnBatch {
         let c = columns
         c[0].append(m.id); c[1].append(m.uid); c[2].append(m.conversationId); c[3].append(m.content)
         c[4].append(m.fromMe); c[5].append(m.sentAt)
+        if let sender = m.sender { c[6].append(sender) } else { c[6].appendNull() }
     }
 
     func append(_ v: Conversation) {
@@ -170,7 +171,7 @@ extension PackedRow {
 
     init(_ m: Message) {
         ints = [m.id, m.conversationId, m.fromMe ? 1 : 0, m.sentAt.milliseconds]
-        texts = [m.uid, m.content]
+        texts = [m.uid, m.content, m.sender]
     }
 
     init(_ c: Conversation) {
@@ -186,7 +187,8 @@ extension PackedRow {
 
 extension PackedRow {
     /// A packed row straight from a stored row: the integer columns `ints`, then the text columns
-    /// `texts` (the first is the uid, stored as 16 bytes), in one allocation (no `String` per field).
+    /// `texts` (the first is the uid, stored as 16 bytes; a NULL one is length -1), in one allocation
+    /// (no `String` per field).
     static func owned(_ row: RawRow, ints: [Int], texts: [Int]) throws -> UnsafeMutablePointer<CChar> {
         func withText<T>(_ k: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             k == 0 ? row.withUIDText(texts[k], body) : row.withUTF8(texts[k], body)
@@ -199,6 +201,11 @@ extension PackedRow {
         for c in ints { (memory + at).storeBytes(of: row.int64(c).littleEndian, as: Int64.self); at += 8 }
         var text = at + 8 * texts.count
         for k in texts.indices {
+            if k > 0 && row.isNull(texts[k]) {
+                (memory + at).storeBytes(of: Int64(-1).littleEndian, as: Int64.self)
+                at += 8
+                continue
+            }
             withText(k) { bytes in
                 (memory + at).storeBytes(of: Int64(bytes.count).littleEndian, as: Int64.self)
                 if let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory + text, base, bytes.count) }
@@ -212,7 +219,7 @@ extension PackedRow {
 
 /// Column numbers of the stored rows, in the packed row's order (see the header's "Records").
 let articleRowInts = [0, 4, 5, 6], articleRowTexts = [1, 2, 3]
-let messageRowInts = [0, 2, 4, 5], messageRowTexts = [1, 3]
+let messageRowInts = [0, 2, 4, 5], messageRowTexts = [1, 3, 6]
 
 public typealias OutRow = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 

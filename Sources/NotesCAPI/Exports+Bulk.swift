@@ -42,6 +42,7 @@ public func nk_article_create_many(_ handle: OpaquePointer?, _ records: UnsafeMu
 private let messageFields = [
     ArrowField(name: "content", kind: .text, required: true), ArrowField(name: "from_me", kind: .flag, required: true),
     ArrowField(name: "uid", kind: .text, required: false), ArrowField(name: "sent_at", kind: .time, required: false),
+    ArrowField(name: "sender", kind: .text, required: false),
 ]
 
 @_cdecl("nk_message_insert_many")
@@ -52,11 +53,11 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
         let target = try ArrowImport.releasing(records) { try store(handle) }
         let input = try ArrowImport.read(records, name: "records", fields: messageFields) { (b: Batch, row: Int) throws -> NewMessage in
             NewMessage(content: try b.text(0, row), fromMe: try b.flag(1, row), uid: try b.optionalText(2, row),
-                       sentAt: try b.optionalTime(3, row))
+                       sentAt: try b.optionalTime(3, row), sender: try b.optionalText(4, row))
         }
         let created = try target.messages.insertMany(input, in: conversationID)
         var buffer = try CreatedBuffer(count: created.count, times: 1, flags: true,
-                                       texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.content)] : [])
+                                       texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.content), created.map { $0.sender ?? "" }] : [])
         for (row, m) in created.enumerated() {
             buffer.set(row, id: m.id, uid: m.uid, time: m.sentAt, flag: m.fromMe)
         }

@@ -37,20 +37,18 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title"])
+        let given = try options(optionsJSON, allowed: ["on_conflict", "on_error", "conversation", "title", "me", "tz", "encoding",
+                                                       "delimiter", "columns", "unknown_columns", "date_order"])
         var options = ImportOptions(conversation: try given.optionalInt("conversation"), title: try given.optionalString("title"))
-        if let text = try given.optionalString("on_conflict") {
-            guard let policy = ConflictPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_conflict must be \"skip\", \"replace\" or \"newer\", got \"\(text.prefix(40))\"", field: "on_conflict")
-            }
-            options.onConflict = policy
-        }
-        if let text = try given.optionalString("on_error") {
-            guard let policy = ImportErrorPolicy(rawValue: text) else {
-                throw NotesError(.validation, "on_error must be \"raise\" or \"skip\", got \"\(text.prefix(40))\"", field: "on_error")
-            }
-            options.onError = policy
-        }
+        options.me = try given.optionalString("me")
+        options.timeZone = try given.optionalString("tz")
+        options.encoding = try given.optionalString("encoding")
+        options.delimiter = try given.optionalString("delimiter")
+        options.columns = try given.optionalStringPairs("columns")
+        options.unknownColumns = try given.optionalChoice("unknown_columns") ?? .refuse
+        options.dateOrder = try given.optionalChoice("date_order")
+        options.onConflict = try given.optionalChoice("on_conflict") ?? .skip
+        options.onError = try given.optionalChoice("on_error") ?? .raise
         if let progress {
             options.progress = { done, total in progress(userData, done, total) != 0 }
         }
@@ -60,6 +58,12 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
         w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
         w.raw(","); w.key("skipped_links"); w.list(report.skippedLinks) { w, link in w.string(link) }
+        w.raw(","); w.key("skips"); w.list(report.skips) { w, s in
+            w.raw("{"); w.key("file"); w.string(NotesError.shown(s.file, limit: LastError.maxMessageBytes))
+            w.raw(","); w.key("line"); w.int(Int64(s.line))
+            w.raw(","); w.key("reason"); w.string(s.reason.rawValue)
+            w.raw("}")
+        }
         w.raw("}")
     }
 }
@@ -81,14 +85,52 @@ private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws
     return options
 }
 
+private extension JSONObject {
+    /// One of the cases of `T`, named by its raw value; a `kind` error on `key` for another text.
+    func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws -> T? where T.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let choice = T(rawValue: text) else {
+            let names = T.allCases.map { "\"\($0.rawValue)\"" }
+            throw fail(key, "\(key) must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got \"\(text.prefix(40))\"")
+        }
+        return choice
+    }
+
+    /// An object of strings (`{"Title": "title"}`), in its order.
+    func optionalStringPairs(_ key: String) throws -> [(String, String)]? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case let .object(members)?:
+            return try members.map { name, value in
+                guard case let .string(s) = value else {
+                    throw fail(key, "\(key) must map names to names, got \(value.typeName) for \"\(name.prefix(40))\"")
+                }
+                return (name, s)
+            }
+        case let other?: throw fail(key, "\(key) must be an object of names, got \(other.typeName)")
+        }
+    }
+}
+
 extension JSONWriter {
-    /// An error as the last-error JSON has it: {"code","kind","message","field"?,"line"?,"file"?}.
+    /// An error as the last-error JSON has it: {"code","kind","error_code","message","messages"?,
+    /// "field"?,"line"?,"file"?}.
     /// Text longer than ``LastError/maxMessageBytes`` is cut, so no error echoes a huge argument.
     mutating func error(_ error: NotesError) {
         let limit = LastError.maxMessageBytes
         raw("{"); key("code"); int(Int64(error.kind.rawValue))
         raw(","); key("kind"); string(error.kind.name)
+        raw(","); key("error_code"); string(error.code)
         raw(","); key("message"); string(NotesError.shown(error.message, limit: limit))
+        let wordings = error.messages
+        if !wordings.isEmpty {
+            raw(","); key("messages"); raw("{")
+            for (n, language) in wordings.keys.sorted().enumerated() {
+                if n > 0 { raw(",") }
+                string(language); raw(":"); string(wordings[language] ?? "")
+            }
+            raw("}")
+        }
         if let field = error.field { raw(","); key("field"); string(NotesError.shown(field)) }
         if let line = error.line { raw(","); key("line"); int(Int64(line)) }
         if let file = error.file { raw(","); key("file"); string(NotesError.shown(file, limit: limit)) }

@@ -252,9 +252,6 @@ public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: U
         }
         w.raw("{"); w.key("shown"); w.bool(model.isShown)
         w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
-        w.raw(","); w.key("mask_visible"); w.bool(model.maskVisible)
-        w.raw(","); w.key("mask_count"); w.int(Int64(model.maskCount))
-        w.raw(","); w.key("search_panel_offset"); w.number(model.searchPanelOffset)
         w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
         w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
         w.raw("}")
@@ -270,22 +267,34 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
             guard let value = SearchPanel.State(rawValue: name) else {
                 throw NotesError(.validation, "state must be \"hidden\" or \"shown\", got \"\(name.prefix(40))\"", field: "state")
             }
-            panel = try SearchPanel(state: value, revealed: try state.optionalNumber("revealed") ?? 0,
-                                    isDragging: try state.optionalBool("dragging") ?? false)
+            let resting = SearchPanel.restingOffset(value)
+            let masks = try state.optionalNumber("mask_count") ?? 0
+            panel = try SearchPanel(state: value, isDragging: try state.optionalBool("dragging") ?? false,
+                                    topOffset: try state.optionalNumber("top_offset") ?? resting,
+                                    dragStartOffset: try state.optionalNumber("drag_start_offset") ?? resting,
+                                    isKeyboardShown: try state.optionalBool("keyboard_shown") ?? false,
+                                    keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0,
+                                    maskCount: masks == 0 ? 0 : masks == 1 ? 1 : 2)
         }
         let event = try object(try string(eventJSON, "event_json"), "event_json") ?? JSONObject(kind: .validation)
         switch try event.string("event") {
-        case "drag": try panel.drag(try event.number("dy"))
+        case "drag": try panel.drag(translation: try event.number("translation"))
         case "end_drag": panel.endDrag()
         case "show": panel.show()
         case "hide": panel.hide()
+        case "keyboard_will_show": try panel.keyboardWillShow(height: try event.number("keyboard_height"))
+        case "keyboard_will_hide": panel.keyboardWillHide()
         case let other:
-            throw NotesError(.validation, "a search panel event is \"drag\", \"end_drag\", \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
+            throw NotesError(.validation, "a search panel event is \"drag\", \"end_drag\", \"show\", \"hide\", \"keyboard_will_show\" or \"keyboard_will_hide\", got \"\(other.prefix(40))\"", field: "event")
         }
         w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
-        w.raw(","); w.key("revealed"); w.number(panel.revealed)
         w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
-        w.raw(","); w.key("offset"); w.number(panel.offset)
+        w.raw(","); w.key("top_offset"); w.number(panel.topOffset)
+        w.raw(","); w.key("drag_start_offset"); w.number(panel.dragStartOffset)
+        w.raw(","); w.key("revealed"); w.number(panel.revealed)
+        w.raw(","); w.key("keyboard_shown"); w.bool(panel.isKeyboardShown)
+        w.raw(","); w.key("keyboard_height"); w.number(panel.keyboardHeight)
+        w.raw(","); w.key("mask_count"); w.int(Int64(panel.maskCount))
         w.raw("}")
     }
 }

@@ -36,15 +36,18 @@ public func nk_article_search(_ handle: OpaquePointer?, _ query: UnsafePointer<C
 
 @_cdecl("nk_message_search")
 public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ conversationId: Int64,
-                              _ caseSensitive: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
+                              _ flags: Int32, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
                               _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
     callPage(outArray, outSchema, outCursor, ColumnBatch.messageHits, {
-        try store(handle).messages.search(
+        guard flags & ~3 == 0 else {
+            throw NotesError(.invalidArgument, "flags must be a combination of NK_SEARCH_CASE_SENSITIVE (1) and NK_SEARCH_OLDEST_FIRST (2), got \(flags)", field: "flags")
+        }
+        return try store(handle).messages.search(
             try string(query, "query"), conversation: conversationId == 0 ? nil : conversationId,
-            caseSensitive: try flag(caseSensitive, "case_sensitive"), limit: count(limit), after: try optionalString(after, "after"))
+            caseSensitive: flags & 1 != 0, oldestFirst: flags & 2 != 0, limit: count(limit), after: try optionalString(after, "after"))
     }, { batch, hit in
         batch.append(hit.record)
-        batch.append(spans: hit.spans, from: 6)
+        batch.append(spans: hit.spans, from: 7)
     })
 }
 

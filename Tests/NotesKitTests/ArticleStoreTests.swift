@@ -38,10 +38,36 @@ struct ArticleStoreTests {
         let store = try Store.memory()
         let a = try store.articles.create(title: "t", content: "c")
         let d = try store.articles.edit(a.id)
+        _ = try store.articles.updateDraft(d.id, content: "mine")
         _ = try store.articles.update(a.id, content: "theirs")
         let error = try #require(throws: NotesError.self) { try store.articles.saveDraft(d.id) }
         #expect(error.kind == .conflict)
         #expect(try store.articles.drafts().map(\.id) == [d.id])
+    }
+
+    @Test("after its first save a draft stays open on the saved article until discarded")
+    func draftAfterFirstSave() throws {
+        let store = try Store.memory()
+        let d = try store.articles.newDraft(title: "t", content: "v1")
+        let a = try store.articles.saveDraft(d.id)
+        #expect(try store.articles.draft(d.id).articleId == a.id && (try store.articles.drafts()).isEmpty)
+        _ = try store.articles.updateDraft(d.id, content: "v2")
+        let b = try store.articles.saveDraft(d.id)
+        #expect(try b.id == a.id && b.revision == 2 && store.articles.count() == 1)
+        try store.articles.discardDraft(d.id)
+        #expect(try store.articles.get(a.id).content == "v2")
+    }
+
+    @Test("errors carry a stable code and the app's own wording")
+    func errorCodes() throws {
+        let store = try Store.memory()
+        let error = try #require(throws: NotesError.self) { try store.articles.create(title: " ", content: "x") }
+        #expect(error.code == "title_empty" && error.message(in: "zh-Hans") == "标题不可为空")
+        #expect(error.message(in: "zh-CN") == "标题不可为空" && error.message(in: "en") == error.message)
+        let a = try store.articles.create(title: "t", content: "c")
+        let unknown = try #require(throws: NotesError.self) { try store.articles.update(a.id, content: "x", expectedRevision: 5) }
+        #expect(unknown.kind == .validation && unknown.code == "revision_unknown")
+        #expect(NotesError(.busy, "locked").code == "busy" && NotesError(.validation, "bad", field: "limit").code == "limit_invalid")
     }
 
     @Test("every committed write reaches the feed and the subscribers")

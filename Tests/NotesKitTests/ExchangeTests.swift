@@ -139,8 +139,26 @@ struct ExchangeTests {
         #expect(header.fromMe == false && header.sentAt == Timestamp(milliseconds: 1_704_164_645_000) && header.text == "first")
         #expect(([header.text] + lines.map { TranscriptLines.unescape($0) }).joined(separator: "\n") == content)
         #expect(TranscriptLines.header("[2024-13-02 03:04:05] Me: x") == nil)
-        #expect(TranscriptLines.header("[2024-01-02 03:04:05] You: x") == nil)
+        #expect(TranscriptLines.header("[2024-01-02 03:04:05] You: x")?.sender == "You")  // a group chat's line
+        #expect(TranscriptLines.header("[2024-01-02 03:04:05] : x") == nil)
+        #expect(TranscriptLines.header("[2024-01-02 03:04:05]  You: x") == nil)
+        #expect(TranscriptLines.header("[2024-01-02 03:04:05] no colon here") == nil)
         #expect(TranscriptLines.unescape("\\not special") == "\\not special")
+    }
+
+    @Test("a POSIX rule gives summer and winter offsets after a zone's last transition")
+    func posixRule() throws {
+        let berlin = try #require(PosixRule("CET-1CEST,M3.5.0,M10.5.0/3"))
+        let summer2100 = Timestamp(iso8601: "2100-07-01T08:00:00Z")!.milliseconds / 1000
+        let winter2100 = Timestamp(iso8601: "2100-01-01T08:00:00Z")!.milliseconds / 1000
+        #expect(berlin.offset(atUTC: summer2100) == 7200 && berlin.offset(atUTC: winter2100) == 3600)
+        // The changes: the last Sunday of March at 01:00 UTC, of October at 01:00 UTC.
+        let before = Timestamp(iso8601: "2100-03-28T00:59:59Z")!.milliseconds / 1000
+        #expect(berlin.offset(atUTC: before) == 3600 && berlin.offset(atUTC: before + 1) == 7200)
+        let sydney = try #require(PosixRule("AEST-10AEDT,M10.1.0,M4.1.0/3"))  // summer across the new year
+        #expect(sydney.offset(atUTC: winter2100) == 39600 && sydney.offset(atUTC: summer2100) == 36000)
+        #expect(PosixRule("<+08>-8")?.offset(atUTC: summer2100) == 28800)
+        #expect(PosixRule("") == nil && PosixRule("CET-1CEST,J60,J300") != nil)
     }
 
     @Test("conversations and messages round-trip through JSON Lines, and a transcript twice adds nothing")

@@ -150,13 +150,22 @@ struct LayoutTests {
         var keyboard = KeyboardModel()
         try keyboard.show(keyboardHeight: 300)
         try keyboard.show(keyboardHeight: 300)
-        #expect(keyboard.maskCount == 1 && keyboard.editorBottomInset == 305 && keyboard.chatOffset == -300)
+        #expect(keyboard.editorBottomInset == 305 && keyboard.chatOffset == -300)
         keyboard.hide()
-        #expect(keyboard.editorBottomInset == 46 && keyboard.searchPanelOffset == 0)
+        #expect(keyboard.editorBottomInset == 46 && keyboard.chatOffset == 0)
         var panel = SearchPanel()
-        try panel.drag(-91)
-        #expect(panel.endDrag() == .shown)
-        try panel.drag(15)
-        #expect(panel.endDrag() == .hidden)
+        #expect(panel.topOffset == -50)
+        try panel.drag(translation: -60)
+        try panel.drag(translation: -91)  // the total since the drag began, not one more step
+        #expect(panel.topOffset == -141)
+        #expect(panel.endDrag() == .shown && panel.topOffset == -155)
+        try panel.keyboardWillShow(height: 300)
+        try panel.keyboardWillShow(height: 300)
+        #expect(panel.topOffset == -455 && panel.maskCount == 1)
+        try panel.drag(translation: 15)     // dragging dismisses the keyboard; the panel stays under the finger
+        #expect(!panel.isKeyboardShown && panel.maskCount == 0 && panel.topOffset == -440)
+        #expect(panel.endDrag() == .shown && panel.topOffset == -155)
+        try panel.drag(translation: 15)
+        #expect(panel.endDrag() == .hidden && panel.topOffset == -50)
     }
 }

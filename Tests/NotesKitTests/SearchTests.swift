@@ -70,13 +70,39 @@ struct SearchTests {
         }
     }
 
-    @Test("spans of a decomposed segment cover the whole segment in the stored text")
+    @Test("a decomposed é matched as é spans both its code points in the stored text")
     func spansMapBack() throws {
         let store = try Store.memory()
         _ = try store.articles.create(title: "t", content: "xe\u{301}e\u{301}y")
         let hit = try #require(try store.articles.search("é").items.first)
         #expect(hit.spans.content == [1..<3, 3..<5])
         #expect(hit.spans.title == [])
+    }
+
+    @Test("next to code points NFC replaces, a span covers just what matched", arguments: [
+        ("10 \u{2126} ab\u{F900}cd", " ", [2..<3, 4..<5]),
+        ("10 \u{2126} ab\u{F900}cd", "b", [6..<7]),
+        ("a\u{301}\u{301}\u{301}b", "\u{301}", [2..<3, 3..<4]),
+    ])
+    func exactSpans(text: String, query: String, expected: [Range<Int>]) throws {
+        let store = try Store.memory()
+        _ = try store.articles.create(title: "t", content: text)
+        let hit = try #require(try store.articles.search(query, field: .content).items.first)
+        #expect(hit.spans.content == expected)
+    }
+
+    @Test("a search cursor only continues the search it came from")
+    func cursorsNameTheirSearch() throws {
+        let store = try Store.memory()
+        _ = try store.articles.createMany((0..<4).map { _ in NewArticle(title: "apple banana", content: "c") })
+        let cursor = try #require(try store.articles.search("banana", limit: 1).nextCursor)
+        #expect(try store.articles.search("Banana", limit: 1, after: cursor).items.count == 1)
+        for refused in [{ try store.articles.search("apple", after: cursor) },
+                        { try store.articles.search("banana", field: .title, after: cursor) },
+                        { try store.articles.search("banana", caseSensitive: true, after: cursor) }] {
+            let error = try #require(throws: NotesError.self) { _ = try refused() }
+            #expect(error.code == "cursor_other_search" && error.field == "cursor")
+        }
     }
 
     @Test("matching finds non-overlapping matches, leftmost first, in linear time")

@@ -7,8 +7,10 @@
 /// | `csv` | RFC 4180 tables: `articles.csv` and `messages.csv` | a folder, or one `.csv` file |
 /// | `markdown` | one `.md` file per article with YAML front matter (Joplin's keys) | a folder (or one `.md` file to import) |
 /// | `transcript` | one conversation as `[YYYY-MM-DD HH:MM:SS] Me: text` lines | a `.txt` file |
+/// | `telegram` | Telegram Desktop's JSON export (`result.json`): one chat, or every chat | import only |
+/// | `whatsapp` | WhatsApp's chat export (`.txt`), Android or iOS | import only |
 public enum ExchangeFormat: String, Sendable, CaseIterable {
-    case json, jsonl, csv, markdown, transcript
+    case json, jsonl, csv, markdown, transcript, telegram, whatsapp
 
     /// The format named by `path`'s extension, or nil.
     static func fromExtension(_ path: String) -> ExchangeFormat? {
@@ -26,16 +28,23 @@ public enum ExchangeFormat: String, Sendable, CaseIterable {
 
     /// `given`, or the format of `path`'s extension; a folder, or a path without a known
     /// extension, needs `given` (a `.validation` error on `format` otherwise).
-    static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool) throws -> ExchangeFormat {
+    static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool, reading: Bool = false) throws -> ExchangeFormat {
         if let given { return given }
         if isFolder {
-            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format")
+            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format",
+                             code: "folder_needs_format")
         }
         guard let format = fromExtension(path) else {
-            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of json, jsonl, csv, markdown, transcript", field: "format")
+            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of \(allCases.map(\.rawValue).joined(separator: ", "))", field: "format")
         }
+        // Other apps' exports share the extensions: told apart by their first bytes.
+        if reading, format == .json, try ForeignChat.looksLikeTelegram(path) { return .telegram }
+        if reading, format == .transcript, try ForeignChat.looksLikeWhatsApp(path) { return .whatsapp }
         return format
     }
+
+    /// Formats only read (other apps' exports).
+    var importOnly: Bool { self == .telegram || self == .whatsapp }
 }
 
 /// What happens to a malformed record.
@@ -61,6 +70,23 @@ public struct ImportOptions {
     /// Transcripts: the title of the conversation to import into (found, or created); defaults to
     /// the file's name without its extension.
     public var title: String?
+    /// Telegram and WhatsApp: the exporting user (a name as the chat shows it, or a Telegram id
+    /// like `user123456789`), whose messages are `fromMe`.
+    public var me: String?
+    /// The time zone of times without one (a date alone, a naive time, a chat's local times): an
+    /// IANA name (`Europe/Berlin`), `UTC` (the default) or an offset (`+08:00`).
+    public var timeZone: String?
+    /// CSV: the file's text encoding (`gb18030`, `cp1252`, `utf-16`, ... anything iconv knows);
+    /// UTF-8 by default.
+    public var encoding: String?
+    /// CSV: the field delimiter (one character); sniffed from the header (`,` `;` or tab) by default.
+    public var delimiter: String?
+    /// CSV: header names mapped to NotesKit's column names (`"Title": "title"`).
+    public var columns: [(String, String)]?
+    /// CSV: what a column NotesKit does not know does: refused (the default), or ignored.
+    public var unknownColumns: UnknownColumns = .refuse
+    /// WhatsApp: the order of day and month in dates, when the file cannot tell (no day above 12).
+    public var dateOrder: DateOrder?
 
     public init(onConflict: ConflictPolicy = .skip, onError: ImportErrorPolicy = .raise,
                 progress: ((Int64, Int64) -> Bool)? = nil, conversation: Int64? = nil, title: String? = nil) {
@@ -70,6 +96,39 @@ public struct ImportOptions {
         self.conversation = conversation
         self.title = title
     }
+
+    /// Refuses an option the format does not read (a `.validation` error on the option).
+    func check(for format: ExchangeFormat) throws {
+        func only(_ name: String, _ given: Bool, _ formats: [ExchangeFormat]) throws {
+            guard given, !formats.contains(format) else { return }
+            throw NotesError(.validation, "\(name) applies to \(formats.map(\.rawValue).joined(separator: " and ")), not to \(format.rawValue)", field: name)
+        }
+        try only("conversation", conversation != nil, [.transcript, .whatsapp])
+        try only("title", title != nil, [.transcript, .whatsapp])
+        try only("me", me != nil, [.telegram, .whatsapp])
+        try only("encoding", encoding != nil, [.csv])
+        try only("delimiter", delimiter != nil, [.csv])
+        try only("columns", columns != nil, [.csv])
+        try only("unknown_columns", unknownColumns != .refuse, [.csv])
+        try only("date_order", dateOrder != nil, [.whatsapp])
+        if let delimiter, delimiter.utf8.count != 1 || delimiter == "\"" || delimiter == "\n" || delimiter == "\r" {
+            throw NotesError(.validation, "delimiter must be one ASCII character other than a quote or a line break, got \"\(delimiter.prefix(10))\"", field: "delimiter")
+        }
+        if let me { try TextRules.checkRequired(me, field: "me", limit: TextRules.maxTitleLength) }
+    }
+}
+
+/// What a CSV column NotesKit does not know does.
+public enum UnknownColumns: String, Sendable, CaseIterable {
+    /// Refused: a misspelt column would otherwise be lost.
+    case refuse
+    /// Ignored: its cells are dropped.
+    case ignore
+}
+
+/// The order of day and month in a chat export's dates.
+public enum DateOrder: String, Sendable, CaseIterable {
+    case dmy, mdy
 }
 
 /// What an import did: records created, updated (on_conflict replace/newer) and skipped (their uid
@@ -85,6 +144,11 @@ public struct ImportReport: Sendable {
     /// because they lead outside the folder, or nowhere. Links leading inside it are skipped
     /// silently: what they point to is imported under its own name.
     public var skippedLinks: [String] = []
+    /// Per skipped record: the file, the line and why (the first ``maxListedSkips``).
+    public var skips: [SkippedRecord] = []
+
+    /// Skipped records listed, at most (a re-import of a million records skips a million).
+    public static let maxListedSkips = 10_000
 
     public init() {}
 }
@@ -139,12 +203,15 @@ extension Store {
         let format = try ExchangeFormat.resolve(format, path: path, isFolder: isFolder)
         if let table = options.table {
             guard format == .csv else { throw NotesError(.validation, "table applies to a single .csv file, not to \(format.rawValue)", field: "table") }
-            guard ["articles", "messages"].contains(table) else {
-                throw NotesError(.validation, "table must be \"articles\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
+            guard ["articles", "conversations", "messages"].contains(table) else {
+                throw NotesError(.validation, "table must be \"articles\", \"conversations\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
             }
         }
         if options.conversation != nil && format != .transcript {
             throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation")
+        }
+        if format.importOnly {
+            throw NotesError(.validation, "\(format.rawValue) is read, not written: export to json, jsonl, csv, markdown or transcript", field: "format")
         }
         switch format {
         case .json: return try NotesKitJSON.export(self, to: path, options: options)
@@ -152,6 +219,7 @@ extension Store {
         case .csv: return try CSVFormat.export(self, to: path, options: options)
         case .markdown: return try MarkdownFolder.export(self, to: path, options: options)
         case .transcript: return try Transcript.export(self, to: path, options: options)
+        case .telegram, .whatsapp: throw NotesError(.internalError, "no export for \(format.rawValue)")
         }
     }
 
@@ -165,22 +233,22 @@ extension Store {
     public func `import`(from path: String, format: ExchangeFormat? = nil, options: ImportOptions = ImportOptions()) throws -> ImportReport {
         try checkPath(path)
         guard let kind = fileKind(path) else { throw fileError("read", path) }
-        let format = try ExchangeFormat.resolve(format, path: path, isFolder: kind.isDirectory)
+        let format = try ExchangeFormat.resolve(format, path: path, isFolder: kind.isDirectory, reading: true)
         if kind.isDirectory && format != .markdown && format != .csv {
             throw NotesError(.validation, "\(path) is a folder; format \(format.rawValue) reads one file", field: "path")
         }
-        if format != .transcript {
-            if options.conversation != nil { throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation") }
-            if options.title != nil { throw NotesError(.validation, "title applies to transcripts, not to \(format.rawValue)", field: "title") }
-        }
+        try options.check(for: format)
+        _ = try options.timeZone.map { try ImportZone.named($0) }
         return try importing { writer in
-            let importer = Importer(writer: writer, options: options)
+            let importer = try Importer(writer: writer, options: options)
             switch format {
             case .json: try NotesKitJSON.read(path, into: importer)
             case .jsonl: try JSONLines.read(path, into: importer)
             case .csv: try CSVFormat.read(path, isFolder: kind.isDirectory, into: importer)
             case .markdown: try MarkdownFolder.read(path, isFolder: kind.isDirectory, into: importer)
             case .transcript: try Transcript.read(path, into: importer)
+            case .telegram: try TelegramExport.read(path, into: importer)
+            case .whatsapp: try WhatsAppChat.read(path, into: importer)
             }
             try importer.finish()
             return importer.report

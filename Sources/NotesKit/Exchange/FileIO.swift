@@ -85,6 +85,18 @@ final class InputFile {
     private(set) var consumed: Int64 = 0
     /// Lines returned by ``nextLine()`` so far: the 1-based number of the last one.
     private(set) var lineNumber = 0
+    /// Decodes a file in another encoding to UTF-8 as it is read (nil: read as it is).
+    private var decoder: Transcoder?
+
+    /// Opens `path`, to be read as UTF-8, or decoded from `encoding` (any name iconv knows;
+    /// `.validation` on `encoding` for one it does not).
+    convenience init(path: String, encoding: String) throws {
+        try self.init(path: path)
+        guard let decoder = Transcoder(from: encoding) else {
+            throw NotesError(.validation, "encoding \"\(encoding.prefix(40))\" is not one this system can read (try gb18030, cp1252, utf-16, latin1, shift_jis, big5)", field: "encoding")
+        }
+        self.decoder = decoder
+    }
 
     /// The file open as `fd` (taken over: closed with this object), named `path` in messages.
     init(fd: Int32, path: String) throws {
@@ -104,7 +116,8 @@ final class InputFile {
     init(path: String) throws {
         guard let kind = fileKind(path) else { throw fileError("read", path) }
         guard !kind.isDirectory else {
-            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path")
+            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path",
+                             code: "folder_needs_format")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw fileError("read", path) }
@@ -139,7 +152,7 @@ final class InputFile {
             end -= start
             start = 0
         }
-        if end == capacity {
+        if end == capacity || (decoder != nil && capacity - end < 16) {
             guard capacity < Self.maxRecordBytes + Self.chunk else {
                 throw NotesError(.format, "\(path): a record near byte \(consumed) is longer than \(Self.maxRecordBytes >> 20) MiB; the file is not in the format it claims", field: nil)
             }
@@ -148,6 +161,12 @@ final class InputFile {
             buffer.deallocate()
             buffer = grown
             capacity *= 2
+        }
+        if let decoder {
+            let n = try decoder.read(fd, into: buffer + end, capacity: capacity - end, path: path)
+            if n == 0 { atEnd = true; return false }
+            end += n
+            return true
         }
         while true {
             let n = read(fd, buffer + end, capacity - end)
@@ -197,6 +216,19 @@ final class InputFile {
         let ms = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
         return Timestamp.range.contains(ms) ? Timestamp(milliseconds: ms) : nil
     }
+
+    /// Skips a UTF-8 byte order mark at the start of the file (Notepad and Excel write one); a
+    /// UTF-16 or UTF-32 mark is a `.format` error naming the encoding. Call before reading.
+    func skipByteOrderMark() throws {
+        while available.count < 4, try fill() {}
+        try ByteOrderMark.check(available, path: path)
+        if ByteOrderMark.isUTF8(available) { consume(3) }
+    }
+
+    /// The whole (small) file, at most ``maxRecordBytes``.
+    static func readAll(_ path: String) throws -> [UInt8] {
+        try InputFile(path: path).readAll()
+    }
 }
 
 // MARK: - Writing
@@ -238,7 +270,8 @@ final class OutputFile {
     static func replacing(_ path: String, mode: UInt32) throws -> OutputFile {
         var info = stat()
         if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path")
+            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path",
+                             code: "folder_needs_format")
         }
         let calls = FileCalls.current
         let folderFD = calls.openat(AT_FDCWD, parentFolder(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
@@ -527,4 +560,110 @@ func openBeneath(_ root: String, _ relative: String) throws -> Int32? {
         throw NotesError(.validation, "\(joinPath(root, relative)) is not a regular file", field: "path")
     }
     return fd
+}
+
+/// Byte order marks at the start of a text file.
+enum ByteOrderMark {
+    static func isUTF8(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF
+    }
+
+    /// The encoding a UTF-16 or UTF-32 mark announces, or nil.
+    static func foreign(_ b: UnsafeBufferPointer<UInt8>) -> String? {
+        if b.count >= 4 && b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0 { return "UTF-32 (little-endian)" }
+        if b.count >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF { return "UTF-32 (big-endian)" }
+        if b.count >= 2 && b[0] == 0xFF && b[1] == 0xFE { return "UTF-16 (little-endian)" }
+        if b.count >= 2 && b[0] == 0xFE && b[1] == 0xFF { return "UTF-16 (big-endian)" }
+        return nil
+    }
+
+    /// Refuses a file that starts with a UTF-16 or UTF-32 mark, naming the encoding.
+    static func check(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
+        guard let encoding = foreign(b) else { return }
+        let hint = encoding.hasPrefix("UTF-16") ? "; for a CSV file pass encoding=\"utf-16\", or save it as UTF-8" : "; save it as UTF-8"
+        throw NotesError(.format, "\(path), line 1: the file is \(encoding) text (it starts with that byte order mark), not UTF-8\(hint)",
+                         line: 1, file: path)
+    }
+}
+
+/// Text in another encoding decoded to UTF-8 with iconv, chunk by chunk.
+final class Transcoder {
+    let encoding: String
+    private let cd: iconv_t
+    private let raw: UnsafeMutablePointer<UInt8>
+    private let rawCapacity = 1 << 16
+    private var rawStart = 0, rawEnd = 0, rawEOF = false
+    /// Bytes of the file decoded so far, for errors.
+    private var offset: Int64 = 0
+
+    init?(from encoding: String) {
+        guard !encoding.isEmpty, encoding.utf8.count < 64, !encoding.utf8.contains(0) else { return nil }
+        let cd = iconv_open("UTF-8", encoding)
+        guard let cd, Int(bitPattern: cd) != -1 else { return nil }
+        self.cd = cd
+        self.encoding = encoding
+        raw = .allocate(capacity: rawCapacity)
+    }
+
+    deinit {
+        iconv_close(cd)
+        raw.deallocate()
+    }
+
+    /// Decodes more of `fd` into `out` (at least 16 bytes of room); 0 at the end of the file.
+    func read(_ fd: Int32, into out: UnsafeMutablePointer<UInt8>, capacity: Int, path: String) throws -> Int {
+        while true {
+            if rawStart == rawEnd || (rawEnd - rawStart < 8 && !rawEOF) {
+                if rawStart > 0 {
+                    if rawEnd > rawStart { memmove(raw, raw + rawStart, rawEnd - rawStart) }
+                    rawEnd -= rawStart
+                    rawStart = 0
+                }
+                while !rawEOF && rawEnd < rawCapacity {
+                    let n = Glibc.read(fd, raw + rawEnd, rawCapacity - rawEnd)
+                    if n > 0 { rawEnd += n; break }
+                    if n == 0 { rawEOF = true; break }
+                    if errno != EINTR { throw fileError("read", path) }
+                }
+            }
+            if rawStart == rawEnd {
+                return 0
+            }
+            var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(raw + rawStart).assumingMemoryBound(to: CChar.self)
+            var inLeft = rawEnd - rawStart
+            var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self)
+            var outLeft = capacity
+            let result = iconv(cd, &inPointer, &inLeft, &outPointer, &outLeft)
+            let failure = result == -1 ? errno : 0
+            let used = (rawEnd - rawStart) - inLeft
+            rawStart += used
+            offset += Int64(used)
+            let produced = capacity - outLeft
+            if produced > 0 { return produced }
+            switch failure {
+            case 0, E2BIG: continue
+            case EINVAL:
+                // A character cut by the end of the chunk: read on, unless the file ends there.
+                if rawEOF {
+                    throw NotesError(.format, "\(path): the file ends inside a character (byte \(offset)); is it really \(encoding) text?", file: path)
+                }
+            default:
+                throw NotesError(.format, "\(path): byte \(offset) is not valid \(encoding) text; pass the file's real encoding as encoding=", file: path)
+            }
+        }
+    }
+
+    /// True when `bytes` are valid, complete text in `encoding`.
+    static func decodes(_ bytes: [UInt8], from encoding: String) -> Bool {
+        guard let t = Transcoder(from: encoding) else { return false }
+        var input = bytes.map { CChar(bitPattern: $0) }
+        var output = [CChar](repeating: 0, count: bytes.count * 4 + 16)
+        return input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                var inPointer = inBuffer.baseAddress, inLeft = inBuffer.count
+                var outPointer = outBuffer.baseAddress, outLeft = outBuffer.count
+                return iconv(t.cd, &inPointer, &inLeft, &outPointer, &outLeft) != -1 && inLeft == 0
+            }
+        }
+    }
 }

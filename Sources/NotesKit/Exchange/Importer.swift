@@ -25,9 +25,13 @@ final class Importer {
     /// Records between two progress calls.
     static let progressEvery = 512
 
-    init(writer: ImportWriter, options: ImportOptions) {
+    /// How the file's times without a zone are read (`tz=`).
+    let times: TimeReader
+
+    init(writer: ImportWriter, options: ImportOptions) throws {
         self.writer = writer
         self.options = options
+        times = TimeReader(zone: try options.timeZone.map { try ImportZone.named($0) } ?? .utc)
     }
 
     // MARK: - Records
@@ -36,7 +40,7 @@ final class Importer {
     func add(_ read: @autoclosure () throws -> ExchangeRecord, at location: SourceLocation) throws {
         do {
             let record = try read()
-            count(try put(record))
+            count(try put(record), at: location)
         } catch let error as NotesError where error.kind == .format || error.kind == .validation {
             // A format that knows the line better (a Markdown file's front matter) sets it.
             var location = location
@@ -51,13 +55,29 @@ final class Importer {
         report.skippedLinks.append(relative)
     }
 
-    /// Counts one record's outcome (also a conversation a transcript or CSV row brings along).
-    func count(_ outcome: ImportOutcome) {
+    /// Counts one record's outcome (also a conversation a transcript or CSV row brings along); a
+    /// skipped record is listed with its place and reason.
+    func count(_ outcome: ImportOutcome, at location: SourceLocation) {
         switch outcome {
         case .created: report.created += 1
         case .updated: report.updated += 1
-        case .skipped: report.skipped += 1
+        case let .skipped(reason): skip(reason, at: location)
         }
+    }
+
+    /// A record the file holds but the import leaves out on purpose (an empty note, a service
+    /// message, a record already stored): counted as skipped and listed with its place and reason.
+    func skip(_ reason: SkipReason, at location: SourceLocation) {
+        report.skipped += 1
+        if report.skips.count < ImportReport.maxListedSkips {
+            report.skips.append(SkippedRecord(file: location.file, line: location.line, reason: reason))
+        }
+    }
+
+    /// Skips a record read at `location` (see ``skip(_:at:)``) and counts it towards progress.
+    func leaveOut(_ reason: SkipReason, at location: SourceLocation) throws {
+        skip(reason, at: location)
+        try tick()
     }
 
     private func put(_ record: ExchangeRecord) throws -> ImportOutcome {
@@ -65,33 +85,40 @@ final class Importer {
         switch record {
         case let .article(r):
             let uid = try claim(.article, r.uid, identity: [r.title, r.content, r.createdAt?.iso8601 ?? ""])
-            let created = r.createdAt ?? writer.now
+            // A missing creation time is the update time, or the file's, or now: never after the update.
+            let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), r.modifiedAt ?? writer.now)
             let article = Article(id: 0, uid: uid, title: r.title, content: r.content, createdAt: created,
                                   updatedAt: r.updatedAt ?? created, revision: r.revision ?? 1)
-            return try writer.put(article: article, policy: policy)
+            return try writer.put(article: article, given: Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil,
+                                                                 revision: r.revision != nil),
+                                  modifiedAt: r.modifiedAt, policy: policy)
         case let .draft(r):
             let uid = try claim(.draft, r.uid, identity: [r.articleUid ?? "", r.title, r.content, r.createdAt?.iso8601 ?? ""])
-            let created = r.createdAt ?? writer.now
+            let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), writer.now)
             let draft = Draft(id: 0, uid: uid, articleId: nil, baseRevision: r.articleUid == nil ? nil : r.baseRevision,
                               title: r.title, content: r.content, createdAt: created, updatedAt: r.updatedAt ?? created)
-            return try writer.put(draft: draft, articleUid: r.articleUid, policy: policy)
+            return try writer.put(draft: draft, articleUid: r.articleUid,
+                                  given: Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil, revision: false), policy: policy)
         case let .conversation(r):
             let uid = try claim(.conversation, r.uid, identity: [r.title, r.createdAt?.iso8601 ?? ""])
-            let created = r.createdAt ?? writer.now
+            let created = r.createdAt ?? r.lastActivityAt ?? writer.now
             let conversation = Conversation(id: 0, uid: uid, title: r.title, createdAt: created,
                                             lastActivityAt: max(r.lastActivityAt ?? created, created))
-            return try writer.put(conversation: conversation, policy: policy).0
+            return try writer.put(conversation: conversation, given: Given(createdAt: r.createdAt != nil, updatedAt: r.lastActivityAt != nil,
+                                                                           revision: false), policy: policy).0
         case let .message(r):
             let conversationId = try conversation(of: r)
             var occurrence = 0
-            let uid = try claim(.message, r.uid, identity: [r.conversationUid ?? r.conversationTitle ?? "", r.content,
-                                                            r.fromMe ? "me" : "them", r.sentAt?.iso8601 ?? ""], occurrence: &occurrence)
+            var identity = r.identity ?? [r.conversationUid ?? r.conversationTitle ?? "", r.content, r.fromMe ? "me" : "them",
+                                          r.sentAt?.iso8601 ?? ""]
+            if r.identity == nil, let sender = r.sender { identity.append(sender) }
+            let uid = try claim(.message, r.uid, identity: identity, occurrence: &occurrence)
             if r.matchByContent, let sentAt = r.sentAt,
                try writer.countSame(conversationId: conversationId, second: sentAt, fromMe: r.fromMe, content: r.content) > occurrence {
-                return .skipped
+                return .skipped(.transcriptMessageStored)
             }
             let message = Message(id: 0, uid: uid, conversationId: conversationId, content: r.content, fromMe: r.fromMe,
-                                  sentAt: r.sentAt ?? writer.now)
+                                  sentAt: r.sentAt ?? writer.now, sender: r.sender)
             return try writer.put(message: message)
         }
     }
@@ -104,11 +131,20 @@ final class Importer {
         guard let title = r.conversationTitle else {
             throw formatError("conversation_uid", "conversation_uid \(uid) is neither in the store nor earlier in the file")
         }
-        let created = r.sentAt ?? writer.now
+        return try conversation(uid: uid, title: title, firstSentAt: r.sentAt).1
+    }
+
+    /// The conversation with `uid`, stored or created (titled `title`) for the chat a file brings
+    /// (a CSV row, a transcript, a Telegram or WhatsApp chat). A conversation created here is dated
+    /// by its earliest imported message, and counted as created (at `location`'s line).
+    func conversation(uid: String, title: String, firstSentAt: Timestamp?,
+                      at location: SourceLocation? = nil) throws -> (String, Int64) {
+        if let id = try writer.conversationId(uid: uid) { return (uid, id) }
+        let created = firstSentAt ?? writer.now
         let (outcome, id) = try writer.put(conversation: Conversation(id: 0, uid: uid, title: title, createdAt: created, lastActivityAt: created),
-                                           policy: .skip)
-        if outcome == .created { count(.created) }
-        return id
+                                           given: Given(createdAt: false, updatedAt: false, revision: false), policy: .skip)
+        if outcome == .created { report.created += 1 }
+        return (uid, id)
     }
 
     /// The record's uid (given, or derived from `identity`), refused when the file had it already.

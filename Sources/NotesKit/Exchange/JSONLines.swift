@@ -66,6 +66,7 @@ enum JSONLines {
     static func read(_ path: String, into importer: Importer) throws {
         let file = try InputFile(path: path)
         try importer.begin(total: file.size)
+        try file.skipByteOrderMark()
         var first = true
         while let line = try file.nextLine() {
             let location = SourceLocation(file: path, line: file.lineNumber)
@@ -74,7 +75,7 @@ enum JSONLines {
                 first = false
                 if try header(line, at: location) { continue }
             }
-            try importer.add(try record(line), at: location)
+            try importer.add(try record(line, times: importer.times), at: location)
             importer.advance(to: file.consumed)
         }
     }
@@ -99,7 +100,7 @@ enum JSONLines {
     }
 
     /// The record on one line.
-    private static func record(_ line: UnsafeBufferPointer<UInt8>) throws -> ExchangeRecord {
+    private static func record(_ line: UnsafeBufferPointer<UInt8>, times: TimeReader) throws -> ExchangeRecord {
         let value: JSONValue
         do {
             var parser = JSONParser(line)
@@ -115,7 +116,7 @@ enum JSONLines {
         guard let entity = types[type] else {
             throw formatError("type", "unknown type \"\(type.prefix(40))\" (expected \(types.keys.sorted().joined(separator: ", ")))")
         }
-        return try record.record(entity, extra: ["type"])
+        return try record.record(entity, extra: ["type"], times: times)
     }
 
     static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {

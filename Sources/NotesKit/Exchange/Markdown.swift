@@ -112,12 +112,29 @@ enum MarkdownFolder {
             importer.skippedLink(relative)
             return
         }
-        let bytes = try file.readAll()
-        try importer.add(try record(bytes, modified: file.modified, relative: relative), at: location)
+        let modified = file.modified
+        var bytes = try file.readAll()
+        if try bytes.withUnsafeBufferPointer({ try ByteOrderMark.check($0, path: path); return ByteOrderMark.isUTF8($0) }) {
+            bytes.removeFirst(3)
+        }
+        if isEmptyNote(bytes) {
+            try importer.leaveOut(.emptyNote, at: location)
+            return
+        }
+        try importer.add(try record(bytes, modified: modified, relative: relative, times: importer.times), at: location)
+    }
+
+    /// A file with nothing but white space, or front matter and no body (Obsidian makes one on
+    /// every stray click): skipped, not an error.
+    static func isEmptyNote(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard String(validating: buffer, as: UTF8.self) != nil, let front = try? FrontMatter.parse(buffer) else { return false }
+            return buffer[front.bodyOffset...].allSatisfy { $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }
+        }
     }
 
     /// The article in one file; errors carry their line in the file.
-    private static func record(_ bytes: [UInt8], modified: Timestamp?, relative: String) throws -> ExchangeRecord {
+    private static func record(_ bytes: [UInt8], modified: Timestamp?, relative: String, times: TimeReader) throws -> ExchangeRecord {
         try bytes.withUnsafeBufferPointer { buffer in
             if String(validating: buffer, as: UTF8.self) == nil {
                 throw NotesError(.format, "the file is not valid UTF-8", line: firstInvalidLine(buffer))
@@ -141,14 +158,14 @@ enum MarkdownFolder {
                 title = name
             }
             let uid = try on { try Fields.uid(front.values["uid"] ?? DerivedUID.make(["markdown", relative])) }
-            let created = try on { try front.values["created"].map { try Fields.timestamp($0, field: "created") } ?? modified }
-            let updated = try on { try front.values["updated"].map { try Fields.timestamp($0, field: "updated") } ?? created }
+            let created = try on { try front.values["created"].map { try times.timestamp($0, field: "created") } }
+            let updated = try on { try front.values["updated"].map { try times.timestamp($0, field: "updated") } }
             let revision = try on {
                 try front.values["revision"].map { try Fields.revision(try Fields.integer($0, field: "revision")) }
             }
             let record = try on {
                 try Fields.article(ArticleRecord(uid: uid, title: title ?? "", content: body,
-                                                 createdAt: created, updatedAt: updated, revision: revision))
+                                                 createdAt: created, updatedAt: updated, revision: revision, modifiedAt: modified))
             }
             return .article(record)
         }

@@ -93,6 +93,7 @@ enum NotesKitJSON {
     static func read(_ path: String, into importer: Importer) throws {
         let file = try InputFile(path: path)
         try importer.begin(total: file.size)
+        try file.skipByteOrderMark()
         let scanner = JSONScanner(file: file)
         func fatal(_ message: String, line: Int? = nil) -> NotesError {
             Importer.locate(formatError(nil, message), at: SourceLocation(file: path, line: line ?? scanner.line))
@@ -171,7 +172,7 @@ enum NotesKitJSON {
             guard try scanner.skipSpace() != nil else { throw fatal("the file ends inside the \(entity.name)s (truncated?)", nil) }
             let line = scanner.line
             try scanner.collectValue(into: &value)
-            try importer.add(try JSONObject(record: try parse(value, line: line, path: path, fatal: false), what: entity.name).record(entity),
+            try importer.add(try JSONObject(record: try parse(value, line: line, path: path, fatal: false), what: entity.name).record(entity, times: importer.times),
                              at: SourceLocation(file: path, line: line))
             importer.advance(to: file.consumed)
             switch try scanner.skipSpace() {

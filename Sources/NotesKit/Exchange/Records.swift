@@ -10,6 +10,9 @@ struct ArticleRecord {
     var createdAt: Timestamp?
     var updatedAt: Timestamp?
     var revision: Int64?
+    /// When the file was last modified (a Markdown file): a text edited in an editor, whose front
+    /// matter still has the old `updated`, is newer than the stored one when this is later.
+    var modifiedAt: Timestamp? = nil
 }
 
 /// A draft as a file gives it: `articleUid` names the article it edits (nil for a new article's).
@@ -41,10 +44,35 @@ struct MessageRecord {
     var content: String
     var fromMe: Bool
     var sentAt: Timestamp?
+    /// The author's name (a group chat), nil when the file has none.
+    var sender: String? = nil
+    /// What identifies a message without a uid, when the file has better than its text and time
+    /// (a Telegram chat's id and message id): its derived uid is made from this.
+    var identity: [String]? = nil
     /// A transcript's message, which has no uid: it is taken as already stored when its
     /// conversation has as many messages of the same second, sender and text as it has come up so
     /// far in the file.
     var matchByContent = false
+}
+
+/// Why an import left a record out (listed in ``ImportReport/skips``).
+public enum SkipReason: String, Sendable, CaseIterable {
+    case unchanged = "the store holds it already, unchanged"
+    case keptBySkip = "the store has a record with its uid (on_conflict=\"skip\" keeps it)"
+    case notNewer = "the stored record is as new or newer (on_conflict=\"newer\")"
+    case messageStored = "the store has a message with its uid (messages are never rewritten)"
+    case transcriptMessageStored = "its conversation holds the same message already"
+    case emptyNote = "the note is empty"
+    case serviceMessage = "a service message (joins, pins, calls, ...), not something someone wrote"
+    case systemMessage = "a system line (encryption notice, joins, ...), not something someone wrote"
+    case mediaOnly = "a photo, file or sticker without text: the export does not include it"
+}
+
+/// One record an import left out: where it is in the file, and why.
+public struct SkippedRecord: Sendable, Equatable {
+    public var file: String
+    public var line: Int
+    public var reason: SkipReason
 }
 
 /// A record read from an import file.
@@ -104,13 +132,6 @@ enum Fields {
         return i == 36
     }
 
-    static func timestamp(_ text: String, field: String) throws -> Timestamp {
-        guard let t = Timestamp(iso8601: text) else {
-            throw formatError(field, "\(field) must be an ISO-8601 time like 2026-11-29T15:28:06.123Z, got \"\(text.prefix(40))\"")
-        }
-        return t
-    }
-
     static func revision(_ value: Int64, field: String = "revision") throws -> Int64 {
         guard value >= 1 else { throw formatError(field, "\(field) must be a whole number ≥ 1, got \(value)") }
         return value
@@ -157,6 +178,7 @@ enum Fields {
 
     static func message(_ r: MessageRecord) throws -> MessageRecord {
         try check { try Message.validate(content: r.content) }
+        try check { try Message.validate(sender: r.sender) }
         var r = r
         r.uid = try r.uid.map { try uid($0) }
         r.conversationUid = try r.conversationUid.map { try uid($0, field: "conversation_uid") }
@@ -191,40 +213,40 @@ extension JSONObject {
         try self.init(value, kind: .format, what: what)
     }
 
-    func optionalTimestamp(_ field: String) throws -> Timestamp? {
-        try optionalString(field).map { try Fields.timestamp($0, field: field) }
+    func optionalTimestamp(_ field: String, _ times: TimeReader) throws -> Timestamp? {
+        try value(field).flatMap { try times.timestamp($0, field: field) }
     }
 
     static let articleFields = ["uid", "title", "content", "created_at", "updated_at", "revision"]
     static let draftFields = ["uid", "article_uid", "base_revision", "title", "content", "created_at", "updated_at"]
     static let conversationFields = ["uid", "title", "created_at", "last_activity_at"]
-    static let messageFields = ["uid", "conversation_uid", "content", "from_me", "sent_at"]
+    static let messageFields = ["uid", "conversation_uid", "content", "from_me", "sent_at", "sender"]
 
     /// The record as `entity`; `extra` names fields the container allows besides (JSON Lines' `type`).
-    func record(_ entity: Entity, extra: [String] = []) throws -> ExchangeRecord {
+    func record(_ entity: Entity, extra: [String] = [], times: TimeReader) throws -> ExchangeRecord {
         switch entity {
         case .article:
             try only(extra + Self.articleFields)
             return .article(try Fields.article(ArticleRecord(
                 uid: try optionalString("uid"), title: try string("title"), content: try string("content"),
-                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"),
+                createdAt: try optionalTimestamp("created_at", times), updatedAt: try optionalTimestamp("updated_at", times),
                 revision: try optionalInt("revision"))))
         case .draft:
             try only(extra + Self.draftFields)
             return .draft(try Fields.draft(DraftRecord(
                 uid: try optionalString("uid"), articleUid: try optionalString("article_uid"), baseRevision: try optionalInt("base_revision"),
                 title: try string("title"), content: try string("content"),
-                createdAt: try optionalTimestamp("created_at"), updatedAt: try optionalTimestamp("updated_at"))))
+                createdAt: try optionalTimestamp("created_at", times), updatedAt: try optionalTimestamp("updated_at", times))))
         case .conversation:
             try only(extra + Self.conversationFields)
             return .conversation(try Fields.conversation(ConversationRecord(
-                uid: try optionalString("uid"), title: try string("title"), createdAt: try optionalTimestamp("created_at"),
-                lastActivityAt: try optionalTimestamp("last_activity_at"))))
+                uid: try optionalString("uid"), title: try string("title"), createdAt: try optionalTimestamp("created_at", times),
+                lastActivityAt: try optionalTimestamp("last_activity_at", times))))
         case .message:
             try only(extra + Self.messageFields)
             return .message(try Fields.message(MessageRecord(
                 uid: try optionalString("uid"), conversationUid: try string("conversation_uid"), conversationTitle: nil,
-                content: try string("content"), fromMe: try bool("from_me"), sentAt: try optionalTimestamp("sent_at"))))
+                content: try string("content"), fromMe: try bool("from_me"), sentAt: try optionalTimestamp("sent_at", times), sender: try optionalString("sender"))))
         }
     }
 }
@@ -280,6 +302,7 @@ extension JSONWriter {
         raw(","); key("content"); string(m.content)
         raw(","); key("from_me"); bool(m.fromMe)
         raw(","); key("sent_at"); timestamp(m.sentAt)
+        if let sender = m.sender { raw(","); key("sender"); string(sender) }
         raw("}")
     }
 }

@@ -30,7 +30,7 @@ enum Transcript {
             }
             var w = JSONWriter(capacity: 1 << 19)
             try reader.forEachMessage(inConversation: conversation.id) { m in
-                TranscriptLines.write(sentAt: m.sentAt, fromMe: m.fromMe, content: m.content, into: &w.bytes)
+                TranscriptLines.write(sentAt: m.sentAt, fromMe: m.fromMe, sender: m.sender, content: m.content, into: &w.bytes)
                 report.messages += 1
                 try file.drain(&w)
             }
@@ -55,7 +55,8 @@ enum Transcript {
     static func read(_ path: String, into importer: Importer) throws {
         let file = try InputFile(path: path)
         try importer.begin(total: file.size)
-        var target = try Target(path: path, importer: importer)
+        try file.skipByteOrderMark()
+        var target = try ChatTarget(path: path, importer: importer, kind: "transcript", defaultTitle: ChatTarget.stem(path))
         var crlf: Bool?
         var pending: Pending?
 
@@ -67,10 +68,11 @@ enum Transcript {
                 try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
                 return
             }
-            let uid = try target.uid(firstSentAt: message.header.sentAt)
+            let header = message.header
+            let uid = try target.uid(first: (header.sentAt, header.fromMe, message.content), at: location)
             try importer.add(.message(try Fields.message(MessageRecord(
                 uid: nil, conversationUid: uid, conversationTitle: nil, content: message.content,
-                fromMe: message.header.fromMe, sentAt: message.header.sentAt, matchByContent: true))), at: location)
+                fromMe: header.fromMe, sentAt: header.sentAt, sender: header.sender, matchByContent: true))), at: location)
         }
 
         while let raw = try file.nextLine() {
@@ -105,42 +107,55 @@ enum Transcript {
         try flush()
     }
 
-    /// The conversation a transcript goes into, found (or created) when the first message needs it.
-    private struct Target {
-        let importer: Importer
-        let title: String
-        var resolved: String?
+}
 
-        init(path: String, importer: Importer) throws {
-            self.importer = importer
-            if let id = importer.options.conversation {
-                resolved = try importer.writer.conversation(id).uid
-                title = ""
-                return
-            }
-            if let given = importer.options.title {
-                try Conversation.validate(title: given)
-                title = given
-            } else {
-                var stem = baseName(path)
-                if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
-                title = TextRules.isBlank(stem) ? "transcript" : String(stem.prefix(TextRules.maxTitleLength))
-            }
-        }
+/// The conversation a chat file (a transcript, a WhatsApp chat) goes into, found or created when
+/// its first message needs it: the conversation `ImportOptions.conversation` names; else, without
+/// a `title`, the one that already holds the file's first message (the file was exported from
+/// it); else the oldest one titled `title` (default: from the file's name); else a new one, dated
+/// by its earliest message.
+struct ChatTarget {
+    let importer: Importer
+    let title: String
+    let kind: String
+    let searchByMessage: Bool
+    var resolved: String?
 
-        /// The conversation's uid; a new conversation starts at the transcript's first message.
-        mutating func uid(firstSentAt: Timestamp) throws -> String {
-            if let resolved { return resolved }
-            if let found = try importer.writer.conversation(titled: title) {
-                resolved = found.uid
-                return found.uid
-            }
-            let uid = DerivedUID.make(["transcript", title])
-            let (outcome, _) = try importer.writer.put(
-                conversation: Conversation(id: 0, uid: uid, title: title, createdAt: firstSentAt, lastActivityAt: firstSentAt), policy: .skip)
-            if outcome == .created { importer.count(.created) }
-            resolved = uid
-            return uid
+    init(path: String, importer: Importer, kind: String, defaultTitle: String) throws {
+        self.importer = importer
+        self.kind = kind
+        searchByMessage = importer.options.title == nil
+        if let id = importer.options.conversation {
+            resolved = try importer.writer.conversation(id).uid
+            title = ""
+            return
         }
+        if let given = importer.options.title {
+            try Conversation.validate(title: given)
+            title = given
+        } else {
+            title = TextRules.isBlank(defaultTitle) ? kind : String(defaultTitle.prefix(TextRules.maxTitleLength))
+        }
+    }
+
+    /// The file's name without its extension.
+    static func stem(_ path: String) -> String {
+        var stem = baseName(path)
+        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+        return stem
+    }
+
+    /// The conversation's uid, given the file's first message (time, whether mine, text).
+    mutating func uid(first: (sentAt: Timestamp, fromMe: Bool, content: String), at location: SourceLocation) throws -> String {
+        if let resolved { return resolved }
+        let writer = importer.writer
+        if searchByMessage, let id = try writer.conversationHolding(second: first.sentAt, fromMe: first.fromMe, content: first.content) {
+            resolved = try writer.conversation(id).uid
+        } else if let found = try writer.conversation(titled: title) {
+            resolved = found.uid
+        } else {
+            resolved = try importer.conversation(uid: DerivedUID.make([kind, title]), title: title, firstSentAt: first.sentAt).0
+        }
+        return resolved ?? ""
     }
 }

@@ -11,7 +11,12 @@ enum TranscriptLines {
         var sentAt: Timestamp
         var fromMe: Bool
         var text: Substring
+        /// The author's name when the line gives one instead of `Me` or `Them`.
+        var sender: String? = nil
     }
+
+    /// The longest sender name read or written, in bytes.
+    static let maxSenderBytes = 200
 
     /// Parses `line` as the first line of a message, or nil when it is not one.
     static func header(_ line: Substring) -> Header? {
@@ -28,18 +33,53 @@ enum TranscriptLines {
         let who = u[u.index(timeEnd, offsetBy: 2)...]
         if who.starts(with: "Me: ".utf8) { return Header(sentAt: sentAt, fromMe: true, text: Substring(who.dropFirst(4))) }
         if who.starts(with: "Them: ".utf8) { return Header(sentAt: sentAt, fromMe: false, text: Substring(who.dropFirst(6))) }
+        // A group chat's line: "Name: text".
+        guard let first = who.first, first != 32, first != 9 else { return nil }
+        var i = who.startIndex, n = 0
+        while i < who.endIndex, n <= maxSenderBytes {
+            let next = who.index(after: i)
+            if who[i] == 58, next < who.endIndex, who[next] == 32 {
+                guard n > 0, let name = String(Substring(who[who.startIndex..<i])) as String?, !TextRules.isBlank(name) else { return nil }
+                return Header(sentAt: sentAt, fromMe: false, text: Substring(who[who.index(after: next)...]), sender: name)
+            }
+            i = next
+            n += 1
+        }
         return nil
     }
 
+    /// The name a line shows for a message: `Me` for the user's, the sender's name when it reads
+    /// back as itself, else `Them`.
+    static func who(fromMe: Bool, sender: String?) -> String {
+        guard !fromMe else { return "Me" }
+        guard let sender, writable(sender) else { return "Them" }
+        return sender
+    }
+
+    /// True when `name` reads back from a message line as the same sender.
+    static func writable(_ name: String) -> Bool {
+        let u = name.utf8
+        guard let first = u.first, first != 32, first != 9, u.count <= maxSenderBytes, name != "Me", name != "Them",
+              !u.contains(10), !u.contains(13) else { return false }
+        var previous: UInt8 = 0
+        for c in u {
+            if previous == 58 && c == 32 { return false }
+            previous = c
+        }
+        return previous != 58 && !TextRules.isBlank(name)
+    }
+
     /// Appends one message: its header line, then its further lines (escaped where needed).
-    static func write(sentAt: Timestamp, fromMe: Bool, content: String, into out: inout [UInt8]) {
+    static func write(sentAt: Timestamp, fromMe: Bool, sender: String? = nil, content: String, into out: inout [UInt8]) {
         out.append(91)
         var iso: [UInt8] = []
         sentAt.writeISO8601(into: &iso)
         out.append(contentsOf: iso[0..<10])
         out.append(32)
         out.append(contentsOf: iso[11..<19])
-        out.append(contentsOf: fromMe ? Array("] Me: ".utf8) : Array("] Them: ".utf8))
+        out.append(contentsOf: "] ".utf8)
+        out.append(contentsOf: who(fromMe: fromMe, sender: sender).utf8)
+        out.append(contentsOf: ": ".utf8)
         var first = true
         // Split on LF bytes ("\r\n" is one Character, and would not split on "\n").
         for line in content.utf8.split(separator: 10, omittingEmptySubsequences: false) {

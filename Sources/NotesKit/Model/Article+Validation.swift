@@ -16,29 +16,32 @@ public enum TextRules {
 
     /// Refuses text with a NUL character (no C string or export format can carry it) or longer
     /// than `limit` code points, naming `field`.
-    static func checkText(_ text: String, field: String, limit: Int) throws {
+    /// `code` names the value in the error's code (`<code>_contains_nul`, `<code>_too_long`).
+    static func checkText(_ text: String, field: String, limit: Int, code: String? = nil) throws {
+        let code = code ?? field
         var text = text
         let hasNul = text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return false }
             return memchr(base, 0, bytes.count) != nil
         }
         if hasNul {
-            throw NotesError.validation(field, "\(field) contains a NUL character")
+            throw NotesError.validation(field, "\(field) contains a NUL character", code: "\(code)_contains_nul")
         }
         // UTF-8 length bounds the scalar count from above: most texts pass without counting.
         guard text.utf8.count > limit else { return }
         let length = text.unicodeScalars.count
         if length > limit {
-            throw NotesError.validation(field, "\(field) is too long: \(length) characters, the limit is \(limit)")
+            throw NotesError.validation(field, "\(field) is too long: \(length) characters, the limit is \(limit)", code: "\(code)_too_long")
         }
     }
 
     /// Refuses an empty, whitespace-only or over-long value for a field that must have text.
-    static func checkRequired(_ text: String, field: String, limit: Int) throws {
+    /// The error's code is `<code>_empty` (`title_empty`, `content_empty`, `message_empty`).
+    static func checkRequired(_ text: String, field: String, limit: Int, code: String? = nil) throws {
         if isBlank(text) {
-            throw NotesError.validation(field, "\(field) must not be empty or only white space")
+            throw NotesError.validation(field, "\(field) must not be empty or only white space", code: "\(code ?? field)_empty")
         }
-        try checkText(text, field: field, limit: limit)
+        try checkText(text, field: field, limit: limit, code: code)
     }
 }
 

@@ -74,20 +74,51 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
     public var file: String?
     /// The SQLite extended result code, when SQLite reported the failure.
     public var sqliteCode: Int32?
+    /// A stable, machine-readable name of this error (`title_empty`, `revision_conflict`, ...):
+    /// finer than ``kind``, never translated, never reworded. Where no site names one it is
+    /// `<field>_invalid` for a validation error with a field, else the kind's name.
+    public var code: String
 
-    public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil, file: String? = nil) {
+    public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil,
+                file: String? = nil, code: String? = nil) {
         self.kind = kind
         self.message = message
         self.field = field
         self.line = line
         self.sqliteCode = sqliteCode
         self.file = file
+        self.code = code ?? (kind == .validation && field != nil ? "\(field!)_invalid" : kind.name)
     }
 
     public var description: String { "\(kind.name): \(message)" }
 
-    static func validation(_ field: String, _ message: String) -> NotesError {
-        NotesError(.validation, message, field: field)
+    static func validation(_ field: String, _ message: String, code: String? = nil) -> NotesError {
+        NotesError(.validation, message, field: field, code: code)
+    }
+
+    /// The apps' own wording of an error, by ``code`` and language (BCP 47 tag). Only what the
+    /// notes app said itself (its save HUDs); English, ``message``, is the default.
+    public static let wording: [String: [String: String]] = [
+        "title_empty": ["zh-Hans": "标题不可为空"],
+        "content_empty": ["zh-Hans": "内容不可为空"],
+    ]
+
+    /// The message in `language` where the apps had a wording for this error, else ``message``.
+    /// A tag matches by its most specific known form: `zh-Hans-CN`, `zh-CN`, `zh-SG` and `zh` read
+    /// as `zh-Hans`; `en` (or any other) gives ``message``.
+    public func message(in language: String) -> String {
+        guard let texts = NotesError.wording[code] else { return message }
+        return NotesError.language(language).flatMap { texts[$0] } ?? message
+    }
+
+    /// The wordings of this error, by language (empty when the apps had none).
+    public var messages: [String: String] { NotesError.wording[code] ?? [:] }
+
+    static func language(_ tag: String) -> String? {
+        let parts = tag.lowercased().split { $0 == "-" || $0 == "_" }.map(String.init)
+        guard parts.first == "zh" else { return nil }
+        if parts.contains("hant") || parts.contains("tw") || parts.contains("hk") || parts.contains("mo") { return nil }
+        return "zh-Hans"
     }
 
     /// `value` as it appears inside a message: at most `limit` characters, the rest elided, so an
@@ -98,6 +129,6 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
     }
 
     static func notFound(_ what: String, _ id: Int64) -> NotesError {
-        NotesError(.notFound, "\(what) \(id) does not exist")
+        NotesError(.notFound, "\(what) \(id) does not exist", code: "\(what)_not_found")
     }
 }

@@ -10,8 +10,8 @@ extension ArticleStore {
     /// ``SearchText``). An empty query lists every article. Each hit carries the code-point ranges
     /// of every non-overlapping match in the searched field(s).
     ///
-    /// Keyset-paged like ``list(limit:after:)`` (`after` is a search page's `nextCursor`; a list
-    /// cursor is refused). A query longer than 10 000 characters, or with a NUL, is `.validation`.
+    /// Keyset-paged like ``list(limit:after:)`` (`after` is a `nextCursor` of this same search:
+    /// a list cursor, or one of another query, field or case mode, is refused). A query longer than 10 000 characters, or with a NUL, is `.validation`.
     ///
     /// Complexity: a rare query costs O(log g + postings of its grams + candidates); a frequent
     /// one reads about `limit × n / matches` rows; a page at any depth costs what the first one
@@ -20,13 +20,14 @@ extension ArticleStore {
                        limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<SearchHit<Article>> {
         try PageLimit.check(limit)
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
-        let position = try cursor.map { try store.cursors.decode($0, kind: Self.searchKind) }
+        let kind = query.cursorKind(Self.searchKind, field.rawValue)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         let hits = try store.read { db in
             var engine = SearchEngine(db: db, target: ArticleSearchTarget(field: field), query: query, limit: limit)
             return try engine.run(after: position)
         }
         guard hits.count > limit, let last = hits.prefix(limit).last else { return Page(items: hits, nextCursor: nil) }
-        let next = store.cursors.encode(kind: Self.searchKind, .init(key: last.record.createdAt.milliseconds, id: last.record.id))
+        let next = store.cursors.encode(kind: kind, .init(key: last.record.createdAt.milliseconds, id: last.record.id))
         return Page(items: Array(hits.prefix(limit)), nextCursor: next)
     }
 
@@ -52,6 +53,7 @@ extension ArticleStore {
 /// Articles as the search engine sees them.
 struct ArticleSearchTarget: SearchTarget {
     let field: SearchField
+    var ascending: Bool { false }
 
     var index: SearchIndex { .articles }
 

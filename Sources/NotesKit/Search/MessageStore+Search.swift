@@ -5,22 +5,24 @@ extension MessageStore {
         conversationId.map { "message_search:\($0)" } ?? "message_search"
     }
 
-    /// The messages whose content contains `query`, newest first (`sentAt`, then `id`), in every
-    /// conversation or only in `conversation`, with match spans.
+    /// The messages whose content contains `query`, newest first (`sentAt`, then `id`), or in
+    /// chat order (oldest first) when `oldestFirst`, in every conversation or only in
+    /// `conversation`, with match spans.
     ///
     /// The same semantics as ``ArticleStore/search(_:field:caseSensitive:limit:after:)``: literal
     /// substring, NFC, simple case folding unless `caseSensitive`, an empty query lists every
-    /// message, keyset-paged (`after` is a page's `nextCursor` of the same search scope). An unknown
-    /// conversation is `.notFound`. Complexity as for articles.
-    public func search(_ query: String, conversation: Int64? = nil, caseSensitive: Bool = false,
+    /// message, keyset-paged (`after` is a page's `nextCursor` of the same search: same query,
+    /// scope, case mode and order). An unknown conversation is `.notFound`. Complexity as for
+    /// articles. (The chat demo's search: `caseSensitive: true, oldestFirst: true`.)
+    public func search(_ query: String, conversation: Int64? = nil, caseSensitive: Bool = false, oldestFirst: Bool = false,
                        limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<SearchHit<Message>> {
         try PageLimit.check(limit)
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
-        let kind = Self.searchKind(conversation)
+        let kind = query.cursorKind(Self.searchKind(conversation), oldestFirst ? "asc" : "desc")
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         let hits = try store.read { db in
             if let conversation { _ = try ConversationStore.require(db, conversation) }
-            var engine = SearchEngine(db: db, target: MessageSearchTarget(conversation: conversation), query: query, limit: limit)
+            var engine = SearchEngine(db: db, target: MessageSearchTarget(conversation: conversation, ascending: oldestFirst), query: query, limit: limit)
             return try engine.run(after: position)
         }
         guard hits.count > limit, let last = hits.prefix(limit).last else { return Page(items: hits, nextCursor: nil) }
@@ -54,6 +56,7 @@ extension MessageStore {
 /// Messages as the search engine sees them, in every conversation or in one.
 struct MessageSearchTarget: SearchTarget {
     let conversation: Int64?
+    var ascending = false
 
     var index: SearchIndex { .messages }
 
@@ -67,24 +70,25 @@ struct MessageSearchTarget: SearchTarget {
         try walk(db, "SELECT id FROM messages", after: position)
     }
 
-    /// Newest first after `position`, in two index seeks (see ``Keyset``): by `messages_history`
-    /// in one conversation, by `messages_newest` in all of them.
+    /// Newest first (oldest first when ``ascending``) after `position`, in two index seeks (see
+    /// ``Keyset``): by `messages_history` in one conversation, by `messages_newest` in all of them.
     func walk(_ db: Connection, _ select: String, after position: CursorCodec.Position?) throws -> [Statement] {
         let scope = conversation == nil ? "" : "conversation_id = ? AND "
+        let (order, beyond) = ascending ? ("ASC", ">") : ("DESC", "<")
         func bindScope(_ stmt: Statement) -> Int32 {
             guard let conversation else { return 1 }
             stmt.bind(1, conversation)
             return 2
         }
         guard let position else {
-            let stmt = try db.prepare("\(select)\(conversation == nil ? "" : " WHERE conversation_id = ?") ORDER BY sent_at DESC, id DESC")
+            let stmt = try db.prepare("\(select)\(conversation == nil ? "" : " WHERE conversation_id = ?") ORDER BY sent_at \(order), id \(order)")
             _ = bindScope(stmt)
             return [stmt]
         }
-        let sameKey = try db.prepare("\(select) WHERE \(scope)sent_at = ? AND id < ? ORDER BY id DESC")
+        let sameKey = try db.prepare("\(select) WHERE \(scope)sent_at = ? AND id \(beyond) ? ORDER BY id \(order)")
         let i = bindScope(sameKey)
         sameKey.bind(i, position.key).bind(i + 1, position.id)
-        let older = try db.prepare("\(select) WHERE \(scope)sent_at < ? ORDER BY sent_at DESC, id DESC")
+        let older = try db.prepare("\(select) WHERE \(scope)sent_at \(beyond) ? ORDER BY sent_at \(order), id \(order)")
         older.bind(bindScope(older), position.key)
         return [sameKey, older]
     }

@@ -11,9 +11,12 @@ protocol SearchTarget {
     /// The fields searched, with the result column that holds each one's text.
     var fields: [(field: UInt64, column: Int32)] { get }
 
+    /// Whether results come oldest first (sort key, then id, ascending) rather than newest first.
+    var ascending: Bool { get }
     /// Statements that, stepped one after the other, give the records in search order (sort key,
-    /// then id, descending) strictly after `position` when given, selecting the record's columns.
-    /// (Two seeks after a position, like ``Keyset``: the rest of its sort key, then older keys.)
+    /// then id, descending, or ascending when ``ascending``) strictly after `position` when given,
+    /// selecting the record's columns. (Two seeks after a position, like ``Keyset``: the rest of
+    /// its sort key, then the next keys.)
     func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
     /// The same order, selecting only `id` (and cheap: an index scan).
     func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
@@ -204,8 +207,22 @@ struct SearchEngine<Target: SearchTarget> {
         if let found = pattern.matches(utf8: utf8, fold: !query.caseSensitive, into: &out) { return found }
         // Text that is not plainly NFC: build its key segment by segment.
         builder.build(utf8, fold: !query.caseSensitive)
+        let mark = out.count
         guard pattern.matches(in: builder.key, into: &out) else { return false }
-        for k in out.indices { out[k] = builder.originalRange(of: out[k]) }
+        // Map back to the stored text. Matches that NFC's reordering made share a stored code
+        // point (only possible inside one run of combining marks) become one span, so spans stay
+        // disjoint and ascending.
+        var kept = mark
+        for k in mark..<out.count {
+            var range = builder.originalRange(of: out[k])
+            while kept > mark, range.lowerBound < out[kept - 1].upperBound {
+                range = min(range.lowerBound, out[kept - 1].lowerBound)..<max(range.upperBound, out[kept - 1].upperBound)
+                kept -= 1
+            }
+            out[kept] = range
+            kept += 1
+        }
+        out.removeSubrange(kept...)
         return true
     }
 
@@ -244,12 +261,17 @@ struct SearchEngine<Target: SearchTarget> {
         if Double(candidates.count) * SearchCost.sortKey <= walk {
             var keyed: [(key: Int64, id: Int64)] = []
             keyed.reserveCapacity(candidates.count)
+            let ascending = target.ascending
+            // Search order: (key, id) descending, or ascending; `before(a, b)`: a comes first.
+            func before(_ a: (key: Int64, id: Int64), _ b: (key: Int64, id: Int64)) -> Bool {
+                ascending ? (a.key != b.key ? a.key < b.key : a.id < b.id) : (a.key != b.key ? a.key > b.key : a.id > b.id)
+            }
             for id in candidates {
                 guard let key = try target.sortKey(db, id) else { continue }
-                if let position, !(key < position.key || (key == position.key && id < position.id)) { continue }
+                if let position, !before((position.key, position.id), (key, id)) { continue }
                 keyed.append((key, id))
             }
-            keyed.sort { $0.key != $1.key ? $0.key > $1.key : $0.id > $1.id }
+            keyed.sort(by: before)
             for (_, id) in keyed {
                 guard let stmt = try target.row(db, id) else { continue }
                 check(stmt)

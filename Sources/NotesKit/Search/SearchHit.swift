@@ -45,10 +45,10 @@ struct SearchQuery {
 
     init(_ text: String, caseSensitive: Bool) throws {
         if text.utf8.contains(0) {
-            throw NotesError.validation("query", "the query contains a NUL character")
+            throw NotesError.validation("query", "the query contains a NUL character", code: "query_contains_nul")
         }
         if text.utf8.count > Self.maxLength, text.unicodeScalars.count > Self.maxLength {
-            throw NotesError.validation("query", "the query is too long: \(text.unicodeScalars.count) characters, the limit is \(Self.maxLength)")
+            throw NotesError.validation("query", "the query is too long: \(text.unicodeScalars.count) characters, the limit is \(Self.maxLength)", code: "query_too_long")
         }
         self.caseSensitive = caseSensitive
         foldedKey = SearchText.key(of: text, caseSensitive: false)
@@ -57,6 +57,20 @@ struct SearchQuery {
     }
 
     var isEmpty: Bool { key.isEmpty }
+
+    /// The cursor kind of this search's pages: `list`, then the search's other settings and a
+    /// digest of the query's key (FNV-1a), so a cursor is refused by any other query, field, case
+    /// mode or order (queries with the same key, like `Apple` and `apple` without case, share it).
+    func cursorKind(_ list: String, _ settings: String...) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for v in key {
+            for shift in stride(from: 0, to: 32, by: 8) {
+                h ^= UInt64((v >> UInt32(shift)) & 0xFF)
+                h = h &* 0x100_0000_01b3
+            }
+        }
+        return ([list] + settings + [caseSensitive ? "cs" : "ci", String(h, radix: 36)]).joined(separator: "~")
+    }
 
     /// The most grams a query looks up: any subset of a query's grams still narrows to a superset
     /// of the matches, and a long query is rare enough with a few dozen of them.

@@ -13,10 +13,13 @@ import Glibc
 /// Normalization works segment by segment: a segment starts at a code point with canonical
 /// combining class 0 whose NFC quick check is Yes (it neither decomposes nor combines with what
 /// precedes it), and runs to the next such code point. NFC of a text is the NFC of its segments
-/// put together, so a segment that NFC leaves unchanged maps code point to code point, and a
-/// segment that NFC changes (`e` + U+0301 becomes `é`) maps as a whole: every key code point it
-/// produces points back to the whole segment. That is how match spans, computed on the key, come
-/// back as code-point offsets into the text as stored.
+/// put together, so a segment that NFC leaves unchanged maps code point to code point. A segment
+/// that NFC changes is normalized step by step as Unicode defines it (each code point's canonical
+/// decomposition, canonical ordering, canonical composition), each key code point remembering the
+/// stored code points it came from: `e` + U+0301 → `é` points back to both, U+2126 OHM SIGN → `Ω`
+/// and U+F900 → `豈` each to themselves alone, and in `a` + three U+0301 the two marks left over
+/// point to their own places. That is how match spans, computed on the key, come back as
+/// code-point offsets into the text as stored, covering just what matched.
 ///
 /// Text that is already NFC (nearly all text) takes a fast path: one table lookup per code point.
 enum SearchText {
@@ -102,6 +105,59 @@ enum SearchText {
         return ((b0 & 0x07) << 18 | UInt32(utf8[i + 1] & 0x3F) << 12 | UInt32(utf8[i + 2] & 0x3F) << 6 | UInt32(utf8[i + 3] & 0x3F), 4)
     }
 
+    /// NFC of `segment` (code points starting at offset `start` of their text) computed as Unicode
+    /// defines it — canonical decomposition of each code point, canonical ordering, canonical
+    /// composition — with, for each code point of the result, the range of offsets of the code
+    /// points it came from. O(n²) in the segment's length at worst (the ordering), and segments
+    /// are a few code points.
+    static func traceNFC(_ segment: [UInt32], from start: Int) -> [(value: UInt32, start: Int32, end: Int32)] {
+        typealias Piece = (value: UInt32, ccc: UInt8, start: Int32, end: Int32)
+        var pieces: [Piece] = []
+        for (k, v) in segment.enumerated() {
+            let scalar = Unicode.Scalar(v) ?? "\u{FFFD}"
+            let at = Int32(start + k)
+            for d in String(scalar)._nfd {
+                pieces.append((d.value, d.properties.canonicalCombiningClass.rawValue, at, at + 1))
+            }
+        }
+        // Canonical ordering: a mark moves before the marks of a higher class it follows.
+        for i in pieces.indices.dropFirst() {
+            var j = i
+            while j > 0, pieces[j].ccc != 0, pieces[j - 1].ccc > pieces[j].ccc {
+                pieces.swapAt(j, j - 1)
+                j -= 1
+            }
+        }
+        // Canonical composition: each piece joins the last starter unless something between blocks it.
+        var out: [Piece] = []
+        var starter: Int? = nil
+        for piece in pieces {
+            if let s = starter {
+                let between = out.count - 1 > s
+                let blocked = between && (out[out.count - 1].ccc == 0 || out[out.count - 1].ccc >= piece.ccc)
+                if !blocked, let composite = primaryComposite(out[s].value, piece.value) {
+                    out[s].value = composite
+                    out[s].start = min(out[s].start, piece.start)
+                    out[s].end = max(out[s].end, piece.end)
+                    continue
+                }
+            }
+            if piece.ccc == 0 { starter = out.count }
+            out.append(piece)
+        }
+        return out.map { ($0.value, $0.start, $0.end) }
+    }
+
+    /// The primary composite of `a` followed by `b`, or nil: what NFC makes of the pair when it
+    /// makes one code point of it (composition exclusions and Hangul included).
+    static func primaryComposite(_ a: UInt32, _ b: UInt32) -> UInt32? {
+        guard let x = Unicode.Scalar(a), let y = Unicode.Scalar(b) else { return nil }
+        var pair = String.UnicodeScalarView()
+        pair.append(x); pair.append(y)
+        let composed = String(pair)._nfc.map(\.value)
+        return composed.count == 1 ? composed[0] : nil
+    }
+
     /// The search key of a query: NFC, then simple case folding unless `caseSensitive`.
     static func key(of text: String, caseSensitive: Bool) -> [UInt32] {
         var builder = KeyBuilder()
@@ -133,10 +189,16 @@ struct KeyBuilder {
 
     mutating func release() { storage.free() }
 
-    /// The original code-point range of key code points `range` (a match).
+    /// The original code-point range of key code points `range` (a match): from the first to the
+    /// last stored code point any of them came from. O(range.count).
     func originalRange(of range: Range<Int>) -> Range<Int> {
         if identity { return range }
-        return Int(starts[range.lowerBound])..<Int(ends[range.upperBound - 1])
+        var lower = Int32.max, upper = Int32.min
+        for k in range {
+            lower = min(lower, starts[k])
+            upper = max(upper, ends[k])
+        }
+        return Int(lower)..<Int(upper)
     }
 
     /// Builds the key of `utf8` (valid UTF-8, as SQLite and Swift strings hold it).
@@ -206,22 +268,23 @@ struct KeyBuilder {
 
     /// Appends the key of the collected segment, which starts at original offset `segmentStart`.
     private mutating func flush(segmentStart: Int, fold: Bool, table: UnsafeBufferPointer<UInt32>) {
-        let count = segment.count
-        var normalized: [UInt32]
-        if count == 1 && SearchText.info(segment[0], table) & SearchText.boundaryBit != 0 {
-            normalized = segment
-        } else {
+        var unchanged = segment.count == 1 && SearchText.info(segment[0], table) & SearchText.boundaryBit != 0
+        if !unchanged {
             var text = String.UnicodeScalarView()
             for v in segment { text.append(Unicode.Scalar(v) ?? "\u{FFFD}") }
-            normalized = String(text)._nfc.map(\.value)
+            unchanged = String(text)._nfc.elementsEqual(text)
         }
-        let unchanged = normalized == segment
-        for (k, v) in normalized.enumerated() {
-            storage.append(fold ? SearchText.info(v, table) & SearchText.scalarMask : v)
-            if unchanged {
+        if unchanged {
+            for (k, v) in segment.enumerated() {
+                storage.append(fold ? SearchText.info(v, table) & SearchText.scalarMask : v)
                 starts.append(Int32(segmentStart + k)); ends.append(Int32(segmentStart + k + 1))
-            } else {
-                starts.append(Int32(segmentStart)); ends.append(Int32(segmentStart + count))
+            }
+        } else {
+            // The key is our own step-by-step NFC, not the standard library's: the two agree except
+            // where the standard library errs (`Å` + U+0F73 + U+0325 stays unreordered there).
+            for piece in SearchText.traceNFC(segment, from: segmentStart) {
+                storage.append(fold ? SearchText.info(piece.value, table) & SearchText.scalarMask : piece.value)
+                starts.append(piece.start); ends.append(piece.end)
             }
         }
         segment.removeAll(keepingCapacity: true)

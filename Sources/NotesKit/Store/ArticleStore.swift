@@ -95,6 +95,7 @@ public struct ArticleStore: Sendable {
                     error.field = "uid"
                     error.line = records.count > 1 ? index : nil
                     error.message = "an article with uid \(a.uid) already exists"
+                    error.code = "uid_exists"
                     throw error
                 }
                 prepared[index].id = tx.connection.lastInsertRowID
@@ -132,7 +133,8 @@ public struct ArticleStore: Sendable {
     /// Changes the title and/or content of article `id`, raising its revision by one.
     ///
     /// With `expectedRevision`, fails with `.conflict` (and writes nothing) when the stored revision
-    /// differs. Saving the values the article already has changes nothing: same revision, no
+    /// is newer, and with `.validation` (`expected_revision`) when it names a revision the article
+    /// never had. Saving the values the article already has changes nothing: same revision, no
     /// change in the feed.
     public func update(_ id: Int64, title: String? = nil, content: String? = nil, expectedRevision: Int64? = nil) throws -> Article {
         try store.write { tx in try Self.update(tx, id, title: title, content: content, expectedRevision: expectedRevision) }
@@ -140,8 +142,14 @@ public struct ArticleStore: Sendable {
 
     static func update(_ tx: WriteContext, _ id: Int64, title: String?, content: String?, expectedRevision: Int64?) throws -> Article {
         guard var article = try fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
+        if let expectedRevision, expectedRevision > article.revision || expectedRevision < 1 {
+            // Not a conflict: no one ever saved that revision.
+            throw NotesError(.validation, "article \(id) is at revision \(article.revision): it never had revision \(expectedRevision) (pass the revision you read it at)",
+                             field: "expected_revision", code: "revision_unknown")
+        }
         if let expectedRevision, expectedRevision != article.revision {
-            throw NotesError(.conflict, "article \(id) is at revision \(article.revision), not \(expectedRevision): it was changed since it was read")
+            throw NotesError(.conflict, "article \(id) is at revision \(article.revision), not \(expectedRevision): it was changed since it was read",
+                             code: "revision_conflict")
         }
         let newTitle = title ?? article.title, newContent = content ?? article.content
         try Article.validate(title: newTitle, content: newContent)

@@ -321,6 +321,8 @@ final class Statement {
         return withBlob(column) { Array($0) }
     }
 
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+
     func optionalText(_ column: Int32) -> String? {
         sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
     }

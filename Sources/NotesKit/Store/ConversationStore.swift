@@ -134,6 +134,15 @@ public struct ConversationStore: Sendable {
         try tx.record("conversation", .update, id: conversation.id, uid: conversation.uid, revision: nil)
     }
 
+    /// Dates a conversation an import just created (without a creation time) by its earliest
+    /// message: its creation and last activity (moved on to the newest message afterwards). Its
+    /// creation is recorded already, in the same transaction. O(log n).
+    static func redate(_ tx: WriteContext, _ id: Int64, createdAt: Timestamp) throws {
+        let stmt = try tx.prepare("UPDATE conversations SET created_at = ?, last_activity_at = ? WHERE id = ?")
+        stmt.bind(1, createdAt.milliseconds).bind(2, createdAt.milliseconds).bind(3, id)
+        try stmt.run()
+    }
+
     /// The conversation with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Conversation? {
         let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE uid = ?")

@@ -3,7 +3,9 @@
 /// A cursor is `kind.key.id.mac`: the list it belongs to, the sort key and id of the last row the
 /// caller saw, and a 64-bit FNV-1a tag over those with the store's secret. The tag makes cursors
 /// tamper-evident (a forged, edited or other store's cursor is refused as `.validation`); it is not
-/// a secret: a cursor reveals the position it encodes.
+/// a secret: a cursor reveals the position it encodes. A kind may go on, after a `~`, with what
+/// else binds the cursor (a search's field, case mode, order and query digest): such a cursor is
+/// refused by every other search of the same list.
 struct CursorCodec: Sendable {
     let secret: UInt64
 
@@ -24,18 +26,26 @@ struct CursorCodec: Sendable {
     /// The position in `cursor`, or a `.validation` error naming `cursor`. O(1) for an oversized cursor.
     func decode(_ cursor: String, kind: String) throws -> Position {
         guard cursor.utf8.count <= CursorCodec.maxLength else {
-            throw NotesError.validation("cursor", "the cursor is malformed (\(cursor.utf8.count) bytes long); pass next_cursor exactly as a page returned it")
+            throw NotesError.validation("cursor", "the cursor is malformed (\(cursor.utf8.count) bytes long); pass next_cursor exactly as a page returned it",
+                                        code: "cursor_malformed")
         }
         let parts = cursor.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, let key = Int64(parts[1]), let id = Int64(parts[2]) else {
-            throw NotesError.validation("cursor", "the cursor is malformed; pass next_cursor exactly as a page returned it")
+            throw NotesError.validation("cursor", "the cursor is malformed; pass next_cursor exactly as a page returned it", code: "cursor_malformed")
         }
         let payload = parts[0..<3].joined(separator: ".")
         guard String(parts[3]) == hex(tag(payload)) else {
-            throw NotesError.validation("cursor", "the cursor was not issued by this store; pass next_cursor exactly as a page of this store returned it")
+            throw NotesError.validation("cursor", "the cursor was not issued by this store; pass next_cursor exactly as a page of this store returned it",
+                                        code: "cursor_foreign")
         }
         guard parts[0] == kind else {
-            throw NotesError.validation("cursor", "the cursor belongs to another list (\(parts[0])), not to this one (\(kind))")
+            let list = { (kind: Substring) in kind.prefix { $0 != "~" } }
+            if list(parts[0]) == list(Substring(kind)) {
+                throw NotesError.validation("cursor", "the cursor belongs to another search (another query, field, case mode or order); pass next_cursor only to the search that returned it",
+                                            code: "cursor_other_search")
+            }
+            throw NotesError.validation("cursor", "the cursor belongs to another list (\(list(parts[0]))), not to this one (\(list(Substring(kind))))",
+                                        code: "cursor_other_list")
         }
         return Position(key: key, id: id)
     }

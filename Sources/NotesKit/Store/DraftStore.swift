@@ -1,7 +1,10 @@
-/// Drafts: unsaved edits, kept in their own table until saved or discarded.
+/// Drafts: editing sessions, kept in their own table until discarded.
 ///
 /// A draft is written through on every change, so an editor that dies loses nothing; saving is
-/// explicit and validates; discarding writes nothing to the article.
+/// explicit and validates; discarding writes nothing to the article. As the notes app's editor
+/// stays on an article after its first save, a saved draft stays open, bound to the article it
+/// saved: later saves update that article (`.conflict` if it changed meanwhile). `discard` — the
+/// editor's back button — ends the session.
 extension ArticleStore {
     static let draftColumns = "id, uid, article_id, base_revision, title, content, created_at, updated_at"
 
@@ -18,7 +21,9 @@ extension ArticleStore {
     public func edit(_ id: Int64) throws -> Draft {
         try store.write { tx in
             guard let article = try Self.fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
-            return try Self.insertDraft(tx, articleId: id, baseRevision: article.revision, title: article.title, content: article.content)
+            let draft = try Self.insertDraft(tx, articleId: id, baseRevision: article.revision, title: article.title, content: article.content)
+            try Self.markSaved(tx, draft.id) // opened, nothing typed yet
+            return draft
         }
     }
 
@@ -30,10 +35,13 @@ extension ArticleStore {
         }
     }
 
-    /// Every unsaved draft, oldest first.
+    /// Every draft with unsaved changes, oldest first: a new article's draft, and a draft edited
+    /// since it was opened on an article or last saved (whatever happened to the article since).
+    /// A draft saved, or opened and not edited, is not listed, though it stays open until
+    /// discarded. O(n).
     public func drafts() throws -> [Draft] {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.draftColumns) FROM drafts ORDER BY id")
+            let stmt = try db.prepare("SELECT \(Self.draftColumns) FROM drafts WHERE unsaved = 1 ORDER BY id")
             var out: [Draft] = []
             while try stmt.step() { out.append(Self.draft(from: stmt)) }
             return out
@@ -49,18 +57,19 @@ extension ArticleStore {
             draft.title = title ?? draft.title
             draft.content = content ?? draft.content
             draft.updatedAt = tx.now
-            let stmt = try tx.prepare("UPDATE drafts SET title = ?, content = ?, updated_at = ? WHERE id = ?")
+            let stmt = try tx.prepare("UPDATE drafts SET title = ?, content = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
             stmt.bind(1, draft.title).bind(2, draft.content).bind(3, tx.now.milliseconds).bind(4, id)
             try stmt.run()
             return draft
         }
     }
 
-    /// Saves draft `id` as a new article, or as the next revision of the article it edits, and
-    /// removes the draft, in one transaction.
+    /// Saves draft `id` as a new article, or as the next revision of the article it edits, in one
+    /// transaction. The draft stays open, now bound to the saved article at its new revision, so
+    /// further edits and saves update that article (as the app's editor did after a first save).
     ///
-    /// Fails, keeping the draft, with `.validation` (empty title or content) or `.conflict` (the
-    /// article changed or was deleted since the draft was opened).
+    /// Fails, keeping the draft as it was, with `.validation` (empty title or content) or
+    /// `.conflict` (the article changed or was deleted since the draft was opened or last saved).
     public func saveDraft(_ id: Int64) throws -> Article {
         try store.write { tx in
             guard let draft = try Self.fetchDraft(tx.connection, id) else { throw Self.draftGone(id) }
@@ -68,7 +77,8 @@ extension ArticleStore {
             let article: Article
             if let articleId = draft.articleId {
                 guard try Self.fetch(tx.connection, articleId) != nil else {
-                    throw NotesError(.conflict, "article \(articleId) was deleted after draft \(id) was opened; the draft is kept")
+                    throw NotesError(.conflict, "article \(articleId) was deleted after draft \(id) was opened; the draft is kept",
+                                     code: "article_deleted")
                 }
                 do {
                     article = try Self.update(tx, articleId, title: draft.title, content: draft.content, expectedRevision: draft.baseRevision)
@@ -80,17 +90,23 @@ extension ArticleStore {
                 var saved = Article(id: 0, uid: draft.uid, title: draft.title, content: draft.content,
                                     createdAt: tx.now, updatedAt: tx.now, revision: 1)
                 guard let id = try Self.insert(tx, saved) else {
-                    throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept", field: "uid")
+                    throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept",
+                                     field: "uid", code: "uid_exists")
                 }
                 saved.id = id
                 article = saved
             }
-            try Self.deleteDraft(tx, id)
+            var bound = draft
+            bound.articleId = article.id
+            bound.baseRevision = article.revision
+            try Self.overwriteDraft(tx, bound)
+            try Self.markSaved(tx, id)
             return article
         }
     }
 
-    /// Throws draft `id` away; the article it edits (if any) is untouched.
+    /// Ends the editing session of draft `id`, throwing away what was not saved; the article it
+    /// edits or saved (if any) is untouched.
     public func discardDraft(_ id: Int64) throws {
         try store.write { tx in
             guard try Self.fetchDraft(tx.connection, id) != nil else { throw Self.draftGone(id) }
@@ -106,7 +122,7 @@ extension ArticleStore {
     }
 
     static func draftGone(_ id: Int64) -> NotesError {
-        NotesError(.notFound, "draft \(id) does not exist (it was saved or discarded)")
+        NotesError(.notFound, "draft \(id) does not exist (it was discarded)", code: "draft_not_found")
     }
 
     static func insertDraft(_ tx: WriteContext, articleId: Int64?, baseRevision: Int64?, title: String, content: String) throws -> Draft {
@@ -128,9 +144,9 @@ extension ArticleStore {
         return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
     }
 
-    /// Stores every field of `draft` (found by its `id`) as given. O(log n).
+    /// Stores every field of `draft` (found by its `id`) as given, as holding unsaved text. O(log n).
     static func overwriteDraft(_ tx: WriteContext, _ draft: Draft) throws {
-        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ? WHERE id = ?")
+        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
         stmt.bind(1, draft.articleId).bind(2, draft.baseRevision).bind(3, draft.title).bind(4, draft.content)
             .bind(5, draft.createdAt.milliseconds).bind(6, draft.updatedAt.milliseconds).bind(7, draft.id)
         try stmt.run()
@@ -142,6 +158,13 @@ extension ArticleStore {
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? draft(from: stmt) : nil
+    }
+
+    /// Marks draft `id` as holding nothing unsaved (saved, or just opened on an article). O(log n).
+    static func markSaved(_ tx: WriteContext, _ id: Int64) throws {
+        let stmt = try tx.prepare("UPDATE drafts SET unsaved = 0 WHERE id = ?")
+        stmt.bind(1, id)
+        try stmt.run()
     }
 
     static func deleteDraft(_ tx: WriteContext, _ id: Int64) throws {

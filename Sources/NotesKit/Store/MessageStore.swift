@@ -6,7 +6,7 @@
 public struct MessageStore: Sendable {
     let store: Store
 
-    static let columns = "id, uid, conversation_id, content, from_me, sent_at"
+    static let columns = "id, uid, conversation_id, content, from_me, sent_at, sender"
 
     /// The cursor kind of one conversation's history, so that its cursors are refused for another.
     static func historyKind(_ conversationId: Int64) -> String { "history:\(conversationId)" }
@@ -96,6 +96,7 @@ public struct MessageStore: Sendable {
             do {
                 try Message.validate(content: record.content)
                 try Message.validate(sentAt: record.sentAt)
+                try Message.validate(sender: record.sender)
                 let uid: String
                 if let given = record.uid {
                     uid = try UID.normalized(given)
@@ -104,7 +105,7 @@ public struct MessageStore: Sendable {
                     freshUsed += 1
                 }
                 prepared.append(Message(id: 0, uid: uid, conversationId: conversationId, content: record.content,
-                                        fromMe: record.fromMe, sentAt: record.sentAt ?? Timestamp(milliseconds: 0)))
+                                        fromMe: record.fromMe, sentAt: record.sentAt ?? Timestamp(milliseconds: 0), sender: record.sender))
             } catch var error as NotesError {
                 if records.count > 1 {
                     error.line = index
@@ -128,11 +129,12 @@ public struct MessageStore: Sendable {
             guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
             let lastActivity = activity.int64(0)
 
-            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)")
+            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)")
             func insertOne(_ index: Int) throws {
                 let m = prepared[index]
                 insert.reset()
                 insert.bind(1, uid: m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
+                    .bind(6, m.sender)
                 do {
                     try insert.run()
                 } catch var error as NotesError where error.kind == .conflict {
@@ -150,8 +152,9 @@ public struct MessageStore: Sendable {
             for start in stride(from: 0, to: whole, by: per) {
                 let many = try tx.prepare(Self.multiRowInsert)
                 for k in 0..<per {
-                    let m = prepared[start + k], p = Int32(5 * k)
+                    let m = prepared[start + k], p = Int32(6 * k)
                     many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
+                        .bind(p + 6, m.sender)
                 }
                 do {
                     try many.run()
@@ -172,8 +175,8 @@ public struct MessageStore: Sendable {
     }
 
     static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
+    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES "
+        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {
@@ -198,9 +201,9 @@ public struct MessageStore: Sendable {
     /// Inserts `message` with its uid, conversation and time as given, and records the creation.
     /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
         stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
-            .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds)
+            .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
         try stmt.run()
         guard tx.connection.changes == 1 else { return nil }
         let id = tx.connection.lastInsertRowID
@@ -229,11 +232,21 @@ public struct MessageStore: Sendable {
         return try stmt.step() ? Int(stmt.int64(0)) : 0
     }
 
+    /// The lowest id of a conversation holding a message sent within `[from, to)` (ms) by
+    /// `fromMe` with exactly `content`, or nil: the conversation a transcript was exported from.
+    /// O(log n + messages in that interval).
+    static func conversationHolding(_ db: Connection, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int64? {
+        let stmt = try db.prepare("SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        stmt.bind(1, from).bind(2, to).bind(3, fromMe ? 1 : 0).bind(4, content)
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.optionalInt64(0) : nil
+    }
+
     // MARK: - Rows
 
     static func message(from stmt: Statement) -> Message {
         Message(id: stmt.int64(0), uid: stmt.uid(1), conversationId: stmt.int64(2), content: stmt.text(3),
-                fromMe: stmt.int64(4) != 0, sentAt: Timestamp(milliseconds: stmt.int64(5)))
+                fromMe: stmt.int64(4) != 0, sentAt: Timestamp(milliseconds: stmt.int64(5)), sender: stmt.optionalText(6))
     }
 }
 

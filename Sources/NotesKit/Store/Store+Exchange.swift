@@ -16,7 +16,17 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
 
 /// What happened to one imported record.
 public enum ImportOutcome: Sendable, Equatable {
-    case created, updated, skipped
+    case created, updated
+    case skipped(SkipReason)
+}
+
+/// Which of a record's optional fields its file gave: a field left out takes the stored record's
+/// value, so storing what is already there writes nothing whatever the file leaves out.
+struct Given {
+    var createdAt: Bool
+    /// The update time (an article's or draft's), or a conversation's last activity.
+    var updatedAt: Bool
+    var revision: Bool
 }
 
 /// Reads every row for an export, inside one read transaction: the export is a consistent
@@ -38,12 +48,13 @@ final class ExportReader {
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
 
-    /// Every draft, by id, with the uid of the article it edits (nil for a new article's draft, or
-    /// when that article was deleted since). O(n).
+    /// Every draft with unsaved changes (as ``ArticleStore/drafts()`` lists them), by id, with the
+    /// uid of the article it edits (nil for a new article's draft, or when that article was
+    /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
         let stmt = try db.prepare("""
             SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id ORDER BY d.id
+            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
             """)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
@@ -61,11 +72,11 @@ extension ExportReader {
     /// Every message, by id, with its conversation's uid and title. O(n).
     func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
         let stmt = try db.prepare("""
-            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, c.uid, c.title
+            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
             FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
             """)
         defer { stmt.reset() }
-        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(6), stmt.text(7)) }
+        while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
@@ -102,31 +113,46 @@ final class ImportWriter {
     var now: Timestamp { tx.now }
 
     /// Creates `article` (uid, times and revision as given) or applies `policy` to the stored one.
-    /// Storing what is already there changes nothing and counts as skipped.
+    /// Storing what is already there changes nothing and counts as skipped; fields the file left
+    /// out (`given`) are the stored record's (an update time left out of a changed text is now).
+    ///
+    /// `newer` takes the file's record when its `updatedAt` is later, or when its text differs and
+    /// the file was modified (`modifiedAt`, a Markdown file edited in an editor) after the stored
+    /// update; it is then updated at that modification time.
     ///
     /// A revision never moves back: a revision number names one text of an article (a draft's
     /// base revision and cached row heights rely on it). A replaced article takes the file's
     /// revision when it is higher than the stored one, else the stored one plus one. O(log n).
-    func put(article: Article, policy: ConflictPolicy) throws -> ImportOutcome {
+    func put(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
         if try ArticleStore.insert(tx, article) != nil { return .created }
         guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
             throw NotesError(.internalError, "article \(article.uid) is neither new nor stored")
         }
         var incoming = article
         incoming.id = stored.id
-        let same = incoming.title == stored.title && incoming.content == stored.content
-            && incoming.createdAt == stored.createdAt && incoming.updatedAt == stored.updatedAt
-        if same && incoming.revision <= stored.revision { return .skipped }
-        guard Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        let sameText = incoming.title == stored.title && incoming.content == stored.content
+        if !given.createdAt { incoming.createdAt = stored.createdAt }
+        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : max(now, incoming.createdAt) }
+        if !given.revision { incoming.revision = stored.revision }
+        if sameText && incoming.createdAt == stored.createdAt && incoming.updatedAt == stored.updatedAt
+            && incoming.revision <= stored.revision { return .skipped(.unchanged) }
+        let edited = !sameText && (modifiedAt.map { $0 > stored.updatedAt } ?? false)
+        switch policy {
+        case .skip: return .skipped(.keptBySkip)
+        case .replace: break
+        case .newer:
+            guard (given.updatedAt && incoming.updatedAt > stored.updatedAt) || edited else { return .skipped(.notNewer) }
+            if edited, let modifiedAt { incoming.updatedAt = max(incoming.updatedAt, modifiedAt) }
+        }
         incoming.revision = max(incoming.revision, stored.revision + 1)
         try ArticleStore.overwrite(tx, incoming, was: stored)
         return .updated
     }
 
-    /// Creates `draft` or applies `policy` to the stored one. `articleUid` names the article the
-    /// draft edits: it must be in the store (imported earlier in the same file counts); nil for a
-    /// new article's draft. O(log n).
-    func put(draft: Draft, articleUid: String?, policy: ConflictPolicy) throws -> ImportOutcome {
+    /// Creates `draft` or applies `policy` to the stored one (fields the file left out are the
+    /// stored draft's). `articleUid` names the article the draft edits: it must be in the store
+    /// (imported earlier in the same file counts); nil for a new article's draft. O(log n).
+    func put(draft: Draft, articleUid: String?, given: Given, policy: ConflictPolicy) throws -> ImportOutcome {
         var incoming = draft
         if let articleUid {
             guard let article = try ArticleStore.fetch(tx.connection, uid: articleUid) else {
@@ -141,7 +167,13 @@ final class ImportWriter {
             throw NotesError(.internalError, "draft \(draft.uid) is neither new nor stored")
         }
         incoming.id = stored.id
-        guard incoming != stored, Self.replaces(policy, incoming.updatedAt, stored.updatedAt) else { return .skipped }
+        let sameText = incoming.title == stored.title && incoming.content == stored.content
+        if !given.createdAt { incoming.createdAt = stored.createdAt }
+        if !given.updatedAt { incoming.updatedAt = sameText ? stored.updatedAt : max(now, incoming.createdAt) }
+        guard incoming != stored else { return .skipped(.unchanged) }
+        guard Self.replaces(policy, given.updatedAt ? incoming.updatedAt : nil, stored.updatedAt) else {
+            return .skipped(policy == .skip ? .keptBySkip : .notNewer)
+        }
         try ArticleStore.overwriteDraft(tx, incoming)
         return .updated
     }
@@ -152,13 +184,17 @@ final class ImportWriter {
     private var conversationIds: [String: Int64] = [:]
     /// The newest `sentAt` imported into each conversation: its last activity moves once, at the end.
     private var newestMessage: [Int64: Int64] = [:]
+    /// Conversations this import created without a creation time, with their earliest imported
+    /// message so far (Int64.max: none yet): they are dated by it at the end.
+    private var undated: [Int64: Int64] = [:]
 
     /// Creates `conversation` (uid, title and times as given) or applies `policy` to the stored
     /// one, whose last activity never moves back. Returns the outcome and the conversation's id.
     /// Conversations have no update time: `newer` keeps the stored one. O(log n).
-    func put(conversation: Conversation, policy: ConflictPolicy) throws -> (ImportOutcome, Int64) {
+    func put(conversation: Conversation, given: Given, policy: ConflictPolicy) throws -> (ImportOutcome, Int64) {
         if let id = try ConversationStore.insert(tx, conversation) {
             remember(conversation.uid, id)
+            if !given.createdAt { undated[id] = .max }
             return (.created, id)
         }
         guard let stored = try ConversationStore.fetch(tx.connection, uid: conversation.uid) else {
@@ -167,8 +203,10 @@ final class ImportWriter {
         remember(stored.uid, stored.id)
         var incoming = conversation
         incoming.id = stored.id
-        incoming.lastActivityAt = max(incoming.lastActivityAt, stored.lastActivityAt)
-        guard incoming != stored, Self.replaces(policy, nil, nil) else { return (.skipped, stored.id) }
+        if !given.createdAt { incoming.createdAt = stored.createdAt }
+        incoming.lastActivityAt = max(given.updatedAt ? incoming.lastActivityAt : stored.lastActivityAt, stored.lastActivityAt)
+        guard incoming != stored else { return (.skipped(.unchanged), stored.id) }
+        guard Self.replaces(policy, nil, nil) else { return (.skipped(policy == .skip ? .keptBySkip : .notNewer), stored.id) }
         try ConversationStore.overwrite(tx, incoming)
         return (.updated, stored.id)
     }
@@ -200,9 +238,21 @@ final class ImportWriter {
     /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
     /// O(log n).
     func put(message: Message) throws -> ImportOutcome {
-        guard try MessageStore.insert(tx, message) != nil else { return .skipped }
+        guard try MessageStore.insert(tx, message) != nil else {
+            var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
+            stored?.id = 0
+            return .skipped(stored == message ? .unchanged : .messageStored)
+        }
         newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+        if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
         return .created
+    }
+
+    /// The conversation holding a message of `second`, sender and text like a transcript's, if
+    /// any (the lowest id).
+    func conversationHolding(second: Timestamp, fromMe: Bool, content: String) throws -> Int64? {
+        try MessageStore.conversationHolding(tx.connection, from: second.milliseconds, to: second.milliseconds + 1_000,
+                                             fromMe: fromMe, content: content)
     }
 
     /// How many stored messages of a conversation match a transcript line (same second, sender
@@ -215,6 +265,10 @@ final class ImportWriter {
     /// Moves each conversation that got messages to its newest one, unless its last activity is
     /// later already (as a send would).
     func finish() throws {
+        for (id, earliest) in undated.sorted(by: { $0.key < $1.key }) where earliest != .max {
+            try ConversationStore.redate(tx, id, createdAt: Timestamp(milliseconds: earliest))
+        }
+        undated.removeAll()
         for (id, newest) in newestMessage.sorted(by: { $0.key < $1.key }) {
             let stored = try ConversationStore.require(tx.connection, id)
             if newest >= stored.lastActivityAt.milliseconds {

@@ -111,6 +111,22 @@ extension Store {
         // Uids as 16 bytes, small columns first, no index naming the rowid twice, and the change
         // feed as runs of changes (see `Migration+CompactRows.swift` and `Feed.swift`).
         Migration(name: CompactRowsMigration.name, sql: "", then: CompactRowsMigration.run, rebuildsTables: true),
+        // Messages name their author in group chats (imported from Telegram, WhatsApp, ...); NULL
+        // for the two-person chats, where from_me tells who wrote it.
+        Migration(name: "0006_message_sender", sql: """
+            ALTER TABLE messages ADD COLUMN sender TEXT;
+            """),
+        // A saved draft stays open on its article (the app's editor after its first save):
+        // `unsaved` is 1 while a draft holds text not saved, 0 once saved or when opened on an
+        // article and not edited since. Drafts from before are all unsaved, as they were. (The
+        // column is added only when missing: a store whose later migrations were taken out by
+        // hand, as the tests make old stores, still has it.)
+        Migration(name: "0007_drafts_unsaved", sql: "", then: { db in
+            let has = try db.prepare("SELECT count(*) FROM pragma_table_info('drafts') WHERE name = 'unsaved'")
+            defer { has.reset() }
+            guard try has.step(), has.int64(0) == 0 else { return }
+            try db.execute("ALTER TABLE drafts ADD COLUMN unsaved INTEGER NOT NULL DEFAULT 1")
+        }),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {

@@ -497,7 +497,7 @@ extension MessageStore {
     /// The columns of message batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
         ColumnBatch([Column("id", .int64), Column("uid", .string), Column("conversation_id", .int64), Column("content", .string),
-                     Column("from_me", .bool), Column("sent_at", .timestamp)])
+                     Column("from_me", .bool), Column("sent_at", .timestamp), Column("sender", .string, nullable: true)])
     }
 
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
@@ -508,6 +508,7 @@ extension MessageStore {
         stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
         c[4].append(stmt.int64(4) != 0)
         c[5].append(stmt.int64(5))
+        if stmt.isNull(6) { c[6].appendNull() } else { stmt.withUTF8(6) { c[6].append(utf8: UnsafeRawBufferPointer($0)) } }
     }
 }
 
@@ -612,6 +613,9 @@ public struct RawRow {
         try stmt.withUTF8(Int32(column)) { try body(UnsafeRawBufferPointer($0)) }
     }
 
+    /// True when the column is NULL (an optional text: a message's sender).
+    public func isNull(_ column: Int) -> Bool { stmt.isNull(Int32(column)) }
+
     /// A uid column (16 bytes stored) as its UUID text, in place.
     public func withUIDText<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try stmt.withUIDText(Int32(column), body)
@@ -634,7 +638,7 @@ extension ArticleStore {
 
 extension MessageStore {
     /// The message with `id` handed to `body` in place (columns: id, uid, conversation_id,
-    /// content, from_me, sent_at); `.notFound` if there is none.
+    /// content, from_me, sent_at, sender); `.notFound` if there is none.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
             let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")

@@ -4,7 +4,10 @@ Search compares *keys*: the text in NFC, then each code point replaced by its si
 (unless case-sensitive). A query matches where its key is a substring of the text's key; spans are
 every non-overlapping match, leftmost first, mapped back to code-point offsets into the stored text.
 NFC is applied segment by segment (a segment starts at a code point with combining class 0 and
-NFC_Quick_Check=Yes); a segment NFC changes maps as a whole, one it leaves alone maps 1:1.
+NFC_Quick_Check=Yes); a segment NFC leaves alone maps 1:1, one it changes is normalized step by step
+(canonical decomposition of each code point, canonical ordering, canonical composition), each key
+code point keeping the stored code points it came from, so a span covers just what matched. Spans
+that would share a stored code point (only inside a reordered run of marks) are joined into one.
 
 Python's ``unicodedata`` is Unicode 14; normalization and case folding are stable for assigned
 code points, so the tests only draw code points assigned in Unicode 14.
@@ -62,12 +65,43 @@ def key(text: str, fold_case: bool) -> Tuple[str, List[int], List[int]]:
     for a, b in segments:
         segment = text[a:b]
         normalized = unicodedata.normalize("NFC", segment)
-        same = normalized == segment
-        for k, c in enumerate(normalized):
+        if normalized == segment:
+            traced = [(c, a + k, a + k + 1) for k, c in enumerate(segment)]
+        else:
+            traced = _trace_nfc(segment, a)
+            if "".join(c for c, _, _ in traced) != normalized:
+                traced = [(c, a, b) for c in normalized]
+        for c, s, e in traced:
             out.append(fold(c) if fold_case else c)
-            starts.append(a + k if same else a)
-            ends.append(a + k + 1 if same else b)
+            starts.append(s)
+            ends.append(e)
     return "".join(out), starts, ends
+
+
+def _trace_nfc(segment: str, start: int) -> List[Tuple[str, int, int]]:
+    """NFC of ``segment`` as UAX #15 defines it, each result code point with the [start, end) of the
+    stored code points it was made of."""
+    pieces = [[d, unicodedata.combining(d), start + k, start + k + 1]
+              for k, c in enumerate(segment) for d in unicodedata.normalize("NFD", c)]
+    for i in range(1, len(pieces)):  # canonical ordering
+        j = i
+        while j > 0 and pieces[j][1] != 0 and pieces[j - 1][1] > pieces[j][1]:
+            pieces[j], pieces[j - 1] = pieces[j - 1], pieces[j]
+            j -= 1
+    out: List[list] = []
+    starter = None
+    for p in pieces:  # canonical composition
+        if starter is not None:
+            blocked = len(out) - 1 > starter and (out[-1][1] == 0 or out[-1][1] >= p[1])
+            pair = unicodedata.normalize("NFC", out[starter][0] + p[0])
+            if not blocked and len(pair) == 1:
+                s = out[starter]
+                out[starter] = [pair, s[1], min(s[2], p[2]), max(s[3], p[3])]
+                continue
+        if p[1] == 0:
+            starter = len(out)
+        out.append(p)
+    return [(c, s, e) for c, _, s, e in out]
 
 
 def spans(text: str, query: str, case_sensitive: bool) -> List[Tuple[int, int]]:
@@ -76,10 +110,14 @@ def spans(text: str, query: str, case_sensitive: bool) -> List[Tuple[int, int]]:
     if not q:
         return []
     k, starts, ends = key(text, not case_sensitive)
-    found = []
+    found: List[Tuple[int, int]] = []
     i = k.find(q)
     while i >= 0:
-        found.append((starts[i], ends[i + len(q) - 1]))
+        s, e = min(starts[i:i + len(q)]), max(ends[i:i + len(q)])
+        while found and s < found[-1][1]:
+            ps, pe = found.pop()
+            s, e = min(s, ps), max(e, pe)
+        found.append((s, e))
         i = k.find(q, i + len(q))
     return found
 

@@ -31,7 +31,7 @@ def test_the_default_title_follows_the_local_time_zone(tmp_path):
         assert titles[tz] == expected
 
 
-def test_saving_a_draft_creates_the_article_and_removes_the_draft(store):
+def test_saving_a_draft_creates_the_article_and_lists_no_unsaved_draft(store):
     d = store.articles.new_draft(title="Notes")
     d.content = "written in the editor"
     a = d.save()
@@ -80,21 +80,82 @@ def test_saving_a_draft_whose_article_changed_is_a_conflict_and_keeps_the_draft(
 def test_saving_a_draft_whose_article_was_deleted_is_a_conflict(store):
     a = store.articles.create(title="t", content="c")
     d = store.articles.edit(a.id)
+    d.content = "typed before the delete"
     store.articles.delete(a.id)
     with pytest.raises(nk.ConflictError, match="deleted"):
         d.save()
     assert len(store.articles.drafts()) == 1
 
 
-def test_a_saved_or_discarded_draft_is_gone(store):
+def test_after_the_first_save_the_editor_stays_on_the_saved_article(store):
+    # The app's editor, after saving a new article, is bound to it: later saves update it.
+    d = store.articles.new_draft(title="周末")
+    d.content = "去公园"
+    a = d.save()
+    assert (d.article_id, d.base_revision) == (a.id, 1)
+    d.content = "去公园散步"
+    assert [x.id for x in store.articles.drafts()] == [d.id]  # unsaved changes again
+    b = d.save()
+    assert (b.id, b.revision, b.content) == (a.id, 2, "去公园散步")
+    assert store.articles.count() == 1 and store.articles.drafts() == []
+    assert d.save() == b  # nothing changed: same revision
+    assert store.articles.draft(d.id).base_revision == 2
+
+
+def test_only_drafts_with_unsaved_changes_are_listed(store):
+    a = store.articles.create(title="t", content="c")
+    opened = store.articles.edit(a.id)  # opened, nothing typed
+    saved = store.articles.new_draft(title="s", content="x")
+    saved.save()
+    new = store.articles.new_draft()  # a new article's draft is unsaved from the start
+    assert [d.id for d in store.articles.drafts()] == [new.id]
+    store.articles.update(a.id, content="changed elsewhere")  # not the drafts' own changes
+    store.articles.update(saved.article_id, content="changed elsewhere too")
+    assert [d.id for d in store.articles.drafts()] == [new.id]
+    opened.title = "typed"
+    assert [d.id for d in store.articles.drafts()] == [opened.id, new.id]
+
+
+def test_a_save_after_the_article_changed_elsewhere_conflicts_and_keeps_the_draft(store):
+    d = store.articles.new_draft(title="t", content="v1")
+    a = d.save()
+    store.articles.update(a.id, content="changed elsewhere")
+    d.content = "mine"
+    with pytest.raises(nk.ConflictError) as e:
+        d.save()
+    assert e.value.code == "revision_conflict"
+    assert store.articles.get(a.id).content == "changed elsewhere"
+    assert store.articles.draft(d.id).content == "mine" and [x.id for x in store.articles.drafts()] == [d.id]
+
+
+def test_discard_ends_the_editing_session(store):
     d = store.articles.new_draft(content="x")
-    d.save()
+    a = d.save()
+    d.content = "typed after saving, then back"
+    d.discard()
+    assert store.articles.get(a.id).content == "x"
     with pytest.raises(nk.NotFoundError):
         d.save()
     with pytest.raises(nk.NotFoundError):
         d.content = "late"
     with pytest.raises(nk.NotFoundError):
         store.articles.draft(d.id)
+
+
+def test_a_crash_after_the_first_save_loses_nothing_typed_since(db_path):
+    script = f"""
+import os, noteskit as nk
+s = nk.Store.open({str(db_path)!r})
+d = s.articles.new_draft(title="crash", content="saved")
+d.save()
+d.content = "typed after the save"
+os.kill(os.getpid(), 9)
+"""
+    assert subprocess.run([sys.executable, "-c", script]).returncode == -9
+    with nk.Store.open(db_path) as s:
+        [d] = s.articles.drafts()
+        assert (d.content, s.articles.get(d.article_id).content) == ("typed after the save", "saved")
+        assert d.save().revision == 2
 
 
 def test_an_unsaved_draft_survives_the_process_being_killed(db_path):

@@ -133,7 +133,7 @@ def test_every_exported_file_is_readable_by_the_owner_only(tmp_path, name, optio
         assert modes(out) == {name: 0o644}
 
 
-@pytest.mark.parametrize("fmt, files", [("markdown", ["secret.md"]), ("csv", ["articles.csv", "messages.csv"])])
+@pytest.mark.parametrize("fmt, files", [("markdown", ["secret.md"]), ("csv", ["articles.csv", "conversations.csv", "messages.csv"])])
 def test_an_exported_folder_tree_is_readable_by_the_owner_only(tmp_path, fmt, files):
     with filled(tmp_path / "notes.db") as store:
         store.export(tmp_path / "private", format=fmt)

@@ -63,6 +63,11 @@ def test_killing_an_export_at_random_moments_leaves_whole_targets_and_no_leftove
     assert figures["leftovers_after_next_export"] == 0 and figures["kills"] == 4
 
 
+def test_killing_a_telegram_or_whatsapp_import_at_random_moments_leaves_all_of_it_or_none(db_path):
+    figures = kill9.run_chat_import(kills=3, messages=3_000, path=db_path)
+    assert figures["half_imports"] == 0 and figures["integrity"] == "ok"
+
+
 def test_killing_the_migration_to_compact_rows_at_random_moments_loses_nothing(db_path):
     figures = kill9.run_migration(kills=4, messages=20_000, path=db_path)
     assert figures["integrity"] == "ok" and figures["kills"] == 4

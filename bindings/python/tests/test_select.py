@@ -88,8 +88,9 @@ def test_conversations_select_yields_bound_conversations_most_recent_first(chat)
 def test_pyarrow_reads_a_selection_with_the_record_field_names_and_types(chat):
     store, _, _ = chat
     table = pa.table(store.messages.select())
-    assert table.schema.names == ["id", "uid", "conversation_id", "content", "from_me", "sent_at"]
-    assert [str(t) for t in table.schema.types] == ["int64", "string", "int64", "string", "bool", "timestamp[ms, tz=UTC]"]
+    assert table.schema.names == ["id", "uid", "conversation_id", "content", "from_me", "sent_at", "sender"]
+    assert [str(t) for t in table.schema.types] == ["int64", "string", "int64", "string", "bool", "timestamp[ms, tz=UTC]", "string"]
+    assert table.schema.field("sender").nullable and set(table.column("sender").to_pylist()) == {None}
     assert table.column("content").to_pylist()[:2] == ["a0", "周末见"]
     assert table.equals(store.messages.select().to_arrow())
     assert table.column("sent_at").to_pylist()[0] == T0

@@ -17,7 +17,7 @@ from .errors import (BusyError, CancelledError, ClosedError, ConflictError, Corr
                      SchemaError, StorageError, StorageFullError, ValidationError)
 from .articles import Articles, Draft
 from .chat import Conversations, Messages
-from .exchange import ExportReport, ImportReport
+from .exchange import ExportReport, ImportReport, SkippedRecord
 from .feed import CompactReport
 from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, KeyboardModel, Layout, LayoutStats, Picture,
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
@@ -47,5 +47,6 @@ __all__ = [
     "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "ExposedFile", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "PrivacyWarning", "ReadOnlyError", "SchemaError",
-    "SearchHit", "Selection", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files", "library_version",
+    "SearchHit", "Selection", "SkippedRecord", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files",
+    "library_version",
 ]

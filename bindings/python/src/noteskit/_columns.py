@@ -43,7 +43,7 @@ class Field(NamedTuple):
 ARTICLE_FIELDS = (Field("title", TEXT, True), Field("content", TEXT, True), Field("uid", TEXT, False),
                   Field("created_at", TIME, False), Field("updated_at", TIME, False))
 MESSAGE_FIELDS = (Field("content", TEXT, True), Field("from_me", FLAG, True), Field("uid", TEXT, False),
-                  Field("sent_at", TIME, False))
+                  Field("sent_at", TIME, False), Field("sender", TEXT, False))
 
 #: Records per batch when a list is packed (the library reads at most 2 GiB of text per column and batch).
 BATCH_RECORDS = 65_536
@@ -490,7 +490,9 @@ def created_messages(handle: Any, conversation_id: int, data: Any) -> List[Messa
     """``Messages.insert_many``: writes ``data`` and builds the messages created."""
     records, pointer = write(lambda stream, flags, out: _ffi.nk_message_insert_many(handle, conversation_id, stream, flags, out),
                              data, MESSAGE_FIELDS)
-    c = take_created(pointer, 1, True, 0 if records is not None else 1)
+    c = take_created(pointer, 1, True, 0 if records is not None else 2)
     contents = [r["content"] for r in records] if records is not None else c.texts[0]
+    # The library hands back each sender with the texts ("" for none: a sender is never blank).
+    senders = [r.get("sender") for r in records] if records is not None else [s or None for s in c.texts[1]]
     return list(map(Message, c.ids, c.uids, [conversation_id] * len(c.ids), contents, map(bool, c.flags),
-                    _datetimes(c.times[0])))
+                    _datetimes(c.times[0]), senders))

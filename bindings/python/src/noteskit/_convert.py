@@ -84,9 +84,9 @@ def _slot_setters(cls: type) -> List[Callable[[Any, Any], None]]:
 
 
 _A0, _A1, _A2, _A3, _A4, _A5, _A6 = _slot_setters(Article)
-_M0, _M1, _M2, _M3, _M4, _M5 = _slot_setters(Message)
+_M0, _M1, _M2, _M3, _M4, _M5, _M6 = _slot_setters(Message)
 assert Article.__slots__ == ("id", "uid", "title", "content", "created_at", "updated_at", "revision")
-assert Message.__slots__ == ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
+assert Message.__slots__ == ("id", "uid", "conversation_id", "content", "from_me", "sent_at", "sender")
 
 
 def article(id: int, uid: str, title: str, content: str, created_at: datetime, updated_at: datetime,
@@ -96,9 +96,10 @@ def article(id: int, uid: str, title: str, content: str, created_at: datetime, u
     return a
 
 
-def message(id: int, uid: str, conversation_id: int, content: str, from_me: bool, sent_at: datetime) -> Message:
+def message(id: int, uid: str, conversation_id: int, content: str, from_me: bool, sent_at: datetime,
+            sender: Optional[str] = None) -> Message:
     m = _new(Message)
-    _M0(m, id); _M1(m, uid); _M2(m, conversation_id); _M3(m, content); _M4(m, from_me); _M5(m, sent_at)
+    _M0(m, id); _M1(m, uid); _M2(m, conversation_id); _M3(m, content); _M4(m, from_me); _M5(m, sent_at); _M6(m, sender)
     return m
 
 
@@ -113,7 +114,7 @@ def conversation(store: "Store", id: int, uid: str, title: str, created_at: date
 # int64 size, the integer fields, the byte length of each text (-1: null), then the texts.
 
 _ARTICLE = struct.Struct("<8q").unpack_from   # size, id, created, updated, revision | uid, title, content
-_MESSAGE = struct.Struct("<7q").unpack_from   # size, id, conversation_id, from_me, sent_at | uid, content
+_MESSAGE = struct.Struct("<8q").unpack_from   # size, id, conversation_id, from_me, sent_at | uid, content, sender
 _CONVERSATION = struct.Struct("<6q").unpack_from  # size, id, created, last_activity | uid, title
 _DRAFT = struct.Struct("<9q").unpack_from     # size, id, article_id, base_revision, created, updated | uid, title, content
 _nk_free = _ffi.nk_free
@@ -175,14 +176,16 @@ def article_from_row(p: int) -> Article:
 
 def message_from_row(p: int) -> Message:
     try:
-        _, id, conversation_id, from_me, sent_at, n_uid, n_content = _MESSAGE(MEMORY, p)
-        at = p + 56
+        _, id, conversation_id, from_me, sent_at, n_uid, n_content, n_sender = _MESSAGE(MEMORY, p)
+        at = p + 64
         uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
         at += n_uid
         content = str(MEMORY[at:at + n_content], "utf-8", "replace")
+        at += n_content
+        sender = None if n_sender < 0 else str(MEMORY[at:at + n_sender], "utf-8", "replace")
     finally:
         _nk_free(p)
-    return message(id, uid, conversation_id, content, from_me == 1, time_from_ms(sent_at))
+    return message(id, uid, conversation_id, content, from_me == 1, time_from_ms(sent_at), sender)
 
 
 def conversation_from_row(p: int, store: "Store") -> Conversation:
@@ -225,7 +228,8 @@ def articles(c: Columns) -> List[Article]:
 
 
 def messages(c: Columns) -> List[Message]:
-    return list(map(message, c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"], times(c["sent_at"])))
+    return list(map(message, c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"], times(c["sent_at"]),
+                    c["sender"]))
 
 
 def conversations(c: Columns, store: "Store") -> List[Conversation]:

@@ -89,7 +89,8 @@ def _message_cells(message: Any, spans: Mapping[str, Sequence[Sequence[int]]]) -
     bubble = (f'<div style="text-align:{side}"><span style="display:inline-block;max-width:70%;background:{colour};'
               f'border-radius:8px;padding:4px 10px;text-align:left;white-space:pre-wrap">'
               f'{_text(message.content, spans.get("content", ()))}</span></div>')
-    return [f"#{message.id}", _time(message.sent_at), "me" if message.from_me else "them", bubble]
+    who = "me" if message.from_me else html.escape(getattr(message, "sender", None) or "them")
+    return [f"#{message.id}", _time(message.sent_at), who, bubble]
 
 
 def _row(item: Any) -> List[str]:

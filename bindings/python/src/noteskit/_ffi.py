@@ -216,9 +216,11 @@ nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 #                           struct ArrowSchema *out_schema, char **out_cursor);
 nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_char_p,
                              ArrowArray_p, ArrowSchema_p, c_void_pp)
-# int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t case_sensitive,
+# int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
 #                           int64_t limit, const char *after, struct ArrowArray *out_array,
 #                           struct ArrowSchema *out_schema, char **out_cursor);
+NK_SEARCH_CASE_SENSITIVE = 1
+NK_SEARCH_OLDEST_FIRST = 2
 nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
                              ArrowArray_p, ArrowSchema_p, c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
@@ -395,7 +397,8 @@ def text(value: Any, field: str) -> bytes:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"{field} must be a str, got {type(value).__name__}", field=field)
     if "\x00" in value:
-        raise ValidationError(f"{field} contains a NUL character", field=field)
+        # A C string cannot carry it to the library, so it is refused here, with the library's code.
+        raise ValidationError(f"{field} contains a NUL character", field=field, code=f"{field}_contains_nul")
     try:
         return value.encode("utf-8")
     except UnicodeEncodeError:

@@ -149,9 +149,10 @@ class Articles:
     # ---- Drafts -----------------------------------------------------------------------------
 
     def new_draft(self, title: Optional[str] = None, content: str = "") -> "Draft":
-        """Opens a draft for a new article, kept in the store until saved or discarded.
+        """Opens a draft for a new article: an editing session kept in the store until discarded.
 
-        Its title defaults to today's date (``YYYY-MM-DD``) in the local time zone.
+        Its title defaults to today's date (``YYYY-MM-DD``, the app's ``yyyy-MM-dd `` without its
+        trailing space) in the local time zone.
         """
         return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_new, self._store.handle,
                                                           _ffi.optional_text(title, "title"), _ffi.text(content, "content"))))
@@ -161,25 +162,35 @@ class Articles:
         return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_edit, self._store.handle, _ffi.integer(id, "id"))))
 
     def draft(self, id: int) -> "Draft":
-        """The unsaved draft with ``id``; :class:`NotFoundError` once saved or discarded."""
+        """The draft with ``id``; :class:`NotFoundError` once discarded."""
         return Draft(self._store, draft_from_row(call_row(_ffi.nk_draft_get, self._store.handle, _ffi.integer(id, "id"))))
 
     def drafts(self) -> List["Draft"]:
-        """Every unsaved draft, oldest first (they survive the process dying)."""
+        """Every draft with unsaved changes, oldest first (they survive the process dying).
+
+        A draft saved, or opened with :meth:`edit` and not typed into, is not listed, though it
+        stays open until discarded.
+        """
         columns, _ = call_batch(_ffi.nk_draft_list, self._store.handle)
         return [Draft(self._store, d) for d in drafts(columns)]
 
 
 class Draft:
-    """An unsaved edit. Setting ``title`` or ``content`` writes through to the store at once, so a
-    crash loses nothing; :meth:`save` validates and saves, :meth:`discard` throws it away.
+    """An editing session, as the notes app's editor. Setting ``title`` or ``content`` writes
+    through to the store at once, so a crash loses nothing; :meth:`save` validates and saves and
+    leaves the draft open, bound to the saved article (later saves update it); :meth:`discard` —
+    the editor's back button — ends the session, throwing away what was not saved.
 
     >>> import noteskit as nk
     >>> with nk.Store.memory() as store:
     ...     d = store.articles.new_draft(title="Notes")
     ...     d.content = "……"
-    ...     d.save().title
-    'Notes'
+    ...     a = d.save()
+    ...     d.content = "…… and more"
+    ...     b = d.save()
+    ...     d.discard()
+    ...     (a.id == b.id, b.revision, store.articles.count())
+    (True, 2, 1)
     """
 
     def __init__(self, store: Store, data: Dict[str, Any]) -> None:
@@ -216,15 +227,18 @@ class Draft:
                                            _ffi.text(value, "content"))))
 
     def save(self) -> Article:
-        """Saves the draft as a new article, or the next revision of the one it edits, and removes the draft.
+        """Saves the draft as a new article, or the next revision of the one it edits or saved.
 
-        :class:`ValidationError` (empty title or content) and :class:`ConflictError` (the article
-        changed or was deleted since the draft was opened) keep the draft.
+        The draft stays open, bound to the saved article at its new revision. :class:`ValidationError`
+        (empty title or content) and :class:`ConflictError` (the article changed or was deleted
+        since the draft was opened or last saved) keep the draft as it was.
         """
-        return article_from_row(call_row(_ffi.nk_draft_save, self._store.handle, self.id))
+        article = article_from_row(call_row(_ffi.nk_draft_save, self._store.handle, self.id))
+        self.article_id, self.base_revision = article.id, article.revision
+        return article
 
     def discard(self) -> None:
-        """Throws the draft away; the saved article, if any, is untouched."""
+        """Ends the editing session, throwing away what was not saved; saved articles are untouched."""
         _ffi.check(_ffi.nk_draft_discard(self._store.handle, self.id))
 
     def __repr__(self) -> str:

@@ -149,8 +149,9 @@ class Messages:
 
         ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
         ``__arrow_c_array__``, a pandas DataFrame). Each record has ``content`` (str) and ``from_me``
-        (bool), and optionally ``uid`` (a UUID string) and ``sent_at`` (``datetime``, naive taken as
-        UTC, or ISO-8601 text; by default the time of the write). A failure names the record
+        (bool), and optionally ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as
+        UTC, or ISO-8601 text; by default the time of the write) and ``sender`` (the author's name
+        in a group chat). A failure names the record
         (``line``, 0-based) and the field. Returns the messages created, in record order.
         """
         cid = _ffi.integer(conversation_id, "conversation_id")
@@ -158,22 +159,27 @@ class Messages:
             return _columns.created_messages(self._store.handle, cid, records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
-               after: Optional[str] = None) -> Page[MessageHit]:
-        """The messages whose content contains ``query``, newest first, in every conversation or in one.
+               after: Optional[str] = None, order: str = "desc") -> Page[MessageHit]:
+        """The messages whose content contains ``query``, newest first (``order="asc"``: in chat
+        order, oldest first), in every conversation or in one.
 
         The same rules as :meth:`Articles.search`: literal substring, NFC, simple case folding
         unless ``case_sensitive``; an empty query lists every message. Each hit is a
         :class:`MessageHit` with ``spans["content"]``. Pass ``next_cursor`` as ``after`` (with the
-        same ``conversation``) for the next page. An unknown conversation raises :class:`NotFoundError`.
+        same query, ``conversation``, ``case_sensitive`` and ``order``) for the next page. An
+        unknown conversation raises :class:`NotFoundError`. The chat demo's own search is
+        ``search(q, case_sensitive=True, order="asc")``.
         """
         if not isinstance(case_sensitive, bool):
             raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
                                        field="case_sensitive")
+        flags = ((_ffi.NK_SEARCH_CASE_SENSITIVE if case_sensitive else 0)
+                 | (_ffi.NK_SEARCH_OLDEST_FIRST if order_code(order) == 1 else 0))
         cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
         if conversation is not None and cid <= 0:
             raise NotFoundError(f"conversation {cid} does not exist")
         columns, n, cursor = call_page(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
-                                       int(case_sensitive), _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+                                       flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
         return Page(message_hits(columns, n), cursor, cursor is not None)
 
     def select(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
@@ -214,10 +220,10 @@ class Messages:
                          f"order={order!r})")
 
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
-                    batch_size: int = 200) -> Iterator[MessageHit]:
-        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+                    batch_size: int = 200, order: str = "desc") -> Iterator[MessageHit]:
+        """Every hit of :meth:`search`, in its ``order``, fetched lazily ``batch_size`` at a time."""
         return walk(lambda after: self.search(query, conversation=conversation, case_sensitive=case_sensitive,
-                                              limit=batch_size, after=after))
+                                              limit=batch_size, after=after, order=order))
 
 
 @contextmanager

@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 import unicodedata
 import warnings
@@ -25,7 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Text
 
 from . import __version__
 from ._display import highlight, merge_spans
-from .errors import NotesError
+from .errors import NotesError, NotFoundError, ValidationError
 from .models import Article, Conversation, Message
 from .privacy import PrivacyWarning, exposed_files, exposed_folder, file_mode
 from .store import Store, default_store_path
@@ -62,6 +63,20 @@ def print_json(records: Iterable[Any], out: TextIO) -> None:
         out.write(json.dumps(record_dict(record), ensure_ascii=False) + "\n")
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` safe to print: C0 and C1 control characters other than newline and tab (and DEL)
+    shown as ``\\xNN``, so a stored note cannot write terminal escapes (``--json`` keeps the text exact).
+
+    >>> print(visible("a\\x1b]0;pwned\\x07b\\x9b2J\\nc"))
+    a\\x1b]0;pwned\\x07b\\x9b2J
+    c
+    """
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def local_time(value: datetime) -> str:
     """A UTC time as the local ``YYYY-MM-DD HH:MM`` a person reads."""
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
@@ -93,7 +108,8 @@ def one_line(text: str, width: int) -> str:
 
 
 def article_row(article: Article) -> str:
-    return f"#{article.id:<5} {local_time(article.created_at)}  {one_line(article.title, 40)}  · {one_line(article.content, 50)}"
+    return (f"#{article.id:<5} {local_time(article.created_at)}  {one_line(visible(article.title), 40)}"
+            f"  · {one_line(visible(article.content), 50)}")
 
 
 def more_hint(command: str, cursor: Optional[str]) -> None:
@@ -119,12 +135,13 @@ def use_colour(choice: str, stream: TextIO) -> bool:
 
 
 def marked(text: str, spans: Iterable[Sequence[int]], colour: bool) -> str:
-    """``text`` with the matches highlighted for a terminal (or left plain without colour).
+    """``text`` with the matches highlighted for a terminal (or left plain without colour), its
+    control characters made :func:`visible`.
 
     >>> marked("今天天气真好", [(2, 4)], colour=True) == "今天\x1b[1;30;43m天气\x1b[0m真好"
     True
     """
-    return highlight(text, spans, _MATCH_ON, _MATCH_OFF) if colour else text
+    return highlight(text, spans, _MATCH_ON, _MATCH_OFF, escape=visible) if colour else visible(text)
 
 
 def snippet(text: str, spans: Sequence[Sequence[int]], width: int) -> Tuple[str, List[Tuple[int, int]]]:
@@ -200,13 +217,12 @@ def cmd_add(store: Store, args: argparse.Namespace) -> None:
     draft = store.articles.new_draft(title=read_text(args.title), content=read_text(args.content) or "")
     try:
         article = draft.save()
-    except NotesError:
-        draft.discard()  # a refused save writes nothing, not even a draft
-        raise
+    finally:
+        draft.discard()  # the command is the whole editing session; a refused save leaves nothing either
     if args.json:
         print_json([article], sys.stdout)
     else:
-        print(f"#{article.id} {article.title} (revision {article.revision})")
+        print(f"#{article.id} {visible(article.title)} (revision {article.revision})")
 
 
 def cmd_list(store: Store, args: argparse.Namespace) -> None:
@@ -229,11 +245,11 @@ def cmd_show(store: Store, args: argparse.Namespace) -> None:
     if args.json:
         print_json([article], sys.stdout)
         return
-    print(article.title)
+    print(visible(article.title))
     print(f"#{article.id} · revision {article.revision} · created {local_time(article.created_at)}"
           f" · updated {local_time(article.updated_at)}")
     print()
-    print(article.content)
+    print(visible(article.content))
 
 
 def cmd_edit(store: Store, args: argparse.Namespace) -> None:
@@ -244,7 +260,7 @@ def cmd_edit(store: Store, args: argparse.Namespace) -> None:
     if args.json:
         print_json([article], sys.stdout)
     else:
-        print(f"#{article.id} {article.title} (revision {article.revision})")
+        print(f"#{article.id} {visible(article.title)} (revision {article.revision})")
 
 
 def cmd_delete(store: Store, args: argparse.Namespace) -> None:
@@ -261,14 +277,20 @@ class CommandError(Exception):
 
 
 def find_conversation(store: Store, name: str) -> Optional[Conversation]:
-    """The conversation named on the command line: ``#12`` or ``12`` is an id, anything else a title.
+    """The conversation named on the command line: ``#12`` is an id; ``12`` is the conversation with
+    that id if there is one, else a title (so a conversation titled ``2024`` can be named); anything
+    else is a title.
 
     A title names the one conversation with exactly that title (None when there is none); several
-    with that title is an error asking for the id. An unknown id is :class:`NotFoundError`.
+    with that title is an error asking for the id. An unknown ``#id`` is :class:`NotFoundError`.
     """
-    id_text = name[1:] if name.startswith("#") else name
-    if id_text.isdigit():
-        return store.conversations.get(int(id_text))
+    if name.startswith("#") and name[1:].isdigit():
+        return store.conversations.get(int(name[1:]))
+    if name.isdigit() and name.isascii():
+        try:
+            return store.conversations.get(int(name))
+        except NotFoundError:
+            pass
     matches = [c for c in store.conversations.iter() if c.title == name]
     if len(matches) > 1:
         raise CommandError(f"{len(matches)} conversations are titled {name!r} "
@@ -285,7 +307,7 @@ def existing_conversation(store: Store, name: str) -> Conversation:
 
 def message_line(message: Message, colour: bool = False, spans: Sequence[Sequence[int]] = ()) -> str:
     """One message as a chat shows it on a terminal: time, who, text (continuation lines indented)."""
-    who = "me" if message.from_me else "them"
+    who = "me" if message.from_me else message.sender or "them"
     text = marked(message.content, spans, colour).replace("\n", "\n" + " " * 24)
     return f"{local_time(message.sent_at)}  {who:>4}  {text}"
 
@@ -304,7 +326,7 @@ def cmd_chat_send(store: Store, args: argparse.Namespace) -> None:
             conversation.delete()  # a refused message leaves no new, empty conversation behind
         raise
     if new:
-        print(f"new conversation #{conversation.id} {conversation.title}", file=sys.stderr)
+        print(f"new conversation #{conversation.id} {visible(conversation.title)}", file=sys.stderr)
     if args.json:
         print_json([message], sys.stdout)
     else:
@@ -322,7 +344,7 @@ def cmd_chat_history(store: Store, args: argparse.Namespace) -> None:
     if args.json:
         print_json(messages, sys.stdout)
     else:
-        print(f"── {conversation.title} (#{conversation.id}) ──")
+        print(f"── {visible(conversation.title)} (#{conversation.id}) ──")
         for message in messages:
             print(message_line(message))
     if cursor:
@@ -335,7 +357,7 @@ def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
         print_json(conversations, sys.stdout)
         return
     for conversation in conversations:
-        print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {conversation.title}")
+        print(f"#{conversation.id:<5} {local_time(conversation.last_activity_at)}  {visible(conversation.title)}")
 
 
 # ---- Commands: search ---------------------------------------------------------------------------
@@ -355,7 +377,7 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
             cid = hit.message.conversation_id
             if cid not in titles:
                 titles[cid] = store.conversations.get(cid).title
-            print(f"#{hit.message.id:<5} {one_line(titles[cid], 12):<12}  "
+            print(f"#{hit.message.id:<5} {one_line(visible(titles[cid]), 12):<12}  "
                   + message_line(hit.message, colour, hit.spans.get("content", ())))
         cursor = message_hits.next_cursor
     else:
@@ -380,12 +402,15 @@ def _transcript_options(store: Store, args: argparse.Namespace, importing: bool)
     """``--conversation`` for a transcript: an id, or (importing) a title found or created by the library."""
     if not args.conversation:
         return {}
-    id_text = args.conversation[1:] if args.conversation.startswith("#") else args.conversation
-    if id_text.isdigit():
-        return {"conversation": int(id_text)}
     if importing:
-        return {"title": args.conversation}
+        found = find_conversation(store, args.conversation)
+        return {"conversation": found.id} if found else {"title": args.conversation}
     return {"conversation": existing_conversation(store, args.conversation).id}
+
+
+def _folder_format(path: str) -> CommandError:
+    """The library's "a folder needs a format" in command-line words."""
+    return CommandError(f"{visible(path)} is a folder: pass --format markdown or --format csv")
 
 
 def cmd_export(store: Store, args: argparse.Namespace) -> None:
@@ -395,7 +420,12 @@ def cmd_export(store: Store, args: argparse.Namespace) -> None:
         options["table"] = args.table
     if args.mode is not None:
         options["mode"] = args.mode
-    report = store.export(args.path, args.format, **options)
+    try:
+        report = store.export(args.path, args.format, **options)
+    except ValidationError as e:
+        if e.code == "folder_needs_format":
+            raise _folder_format(args.path) from None
+        raise
     if args.json:
         print(json.dumps(record_dict(report)))
     else:
@@ -428,15 +458,27 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
     """Imports a file or folder in one transaction, with a progress bar on stderr."""
     unit = "file" if os.path.isdir(args.path) else "B"
     with Progress("import", quiet=args.quiet, unit=unit) as progress:
-        report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
-                               progress=progress, **_transcript_options(store, args, importing=True))
+        columns = dict(c.split("=", 1) for c in args.column if "=" in c) or None
+        if len(columns or ()) != len(args.column):
+            raise SystemExit("noteskit import: --column takes HEADER=NAME, e.g. --column Title=title")
+        delimiter = "\t" if args.delimiter in ("\\t", "tab") else args.delimiter
+        try:
+            report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
+                                   progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
+                                   columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
+                                   date_order=args.date_order, **_transcript_options(store, args, importing=True))
+        except ValidationError as e:
+            if e.code == "folder_needs_format":
+                raise _folder_format(args.path) from None
+            raise
     for error in report.errors:
-        print(f"skipped: {error}", file=sys.stderr)
+        print(f"skipped: {visible(str(error))}", file=sys.stderr)
     for link in report.skipped_links:
         print(f"skipped: {link} is a link leading outside {args.path} (not read)", file=sys.stderr)
     if args.json:
-        print(json.dumps({**{k: v for k, v in record_dict(report).items() if k != "errors"},
-                          "errors": [str(e) for e in report.errors]}, ensure_ascii=False))
+        print(json.dumps({**{k: v for k, v in record_dict(report).items() if k not in ("errors", "skips")},
+                          "errors": [str(e) for e in report.errors],
+                          "skips": [record_dict(k) for k in report.skips]}, ensure_ascii=False))
     else:
         print(f"imported {args.path}: {report.created} created, {report.updated} updated, {report.skipped} skipped"
               + (f", {len(report.errors)} malformed records left out" if report.errors else ""))
@@ -487,7 +529,7 @@ def cmd_heights(store: Store, args: argparse.Namespace) -> None:
             print(json.dumps({"id": id, "height": height, "width": args.width}))
         return
     for id, height in zip(ids, heights):
-        print(f"#{id:<5} {height:8.1f}  {one_line(labels.get(id, ''), 50)}")
+        print(f"#{id:<5} {height:8.1f}  {one_line(visible(labels.get(id, '')), 50)}")
     if heights:
         ordered = sorted(heights)
         print(f"{len(heights)} rows at width {args.width:g}: total {sum(heights):.1f}, min {ordered[0]:.1f}, "
@@ -593,20 +635,29 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt) or a new folder (with --format)")
     export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
     export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
-    export.add_argument("--table", choices=("articles", "messages"), help="which table a single .csv file holds")
+    export.add_argument("--table", choices=("articles", "conversations", "messages"), help="which table a single .csv file holds")
     export.add_argument("--mode", type=_octal_mode, metavar="OCTAL",
                         help="permissions of what is written, e.g. 640 or 644 (default: 600, the owner only; "
                              "a folder also gets x where r is given)")
 
     import_ = command("import", cmd_import, "import a file or folder in one transaction (again: nothing changes)")
     import_.add_argument("path", help="the file or folder to import")
-    import_.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
+    import_.add_argument("-f", "--format", choices=formats + ("telegram", "whatsapp"),
+                         help="default: from the file's extension (and a Telegram or WhatsApp export from its content)")
     import_.add_argument("--on-conflict", choices=("skip", "replace", "newer"), default="skip",
                          help="what a record whose uid is already stored does (default: skip)")
     import_.add_argument("--on-error", choices=("raise", "skip"), default="raise",
                          help="raise: a malformed record imports nothing (default); skip: leave it out and go on")
     import_.add_argument("--conversation", metavar="CONVERSATION",
                          help="a transcript's conversation: an id, or a title (found or started)")
+    import_.add_argument("--me", help="Telegram, WhatsApp: your name in the chat (or Telegram id), whose messages are yours")
+    import_.add_argument("--tz", help="the time zone of dates and times without one (default: UTC), e.g. Europe/Berlin or +08:00")
+    import_.add_argument("--encoding", help="CSV: the file's encoding (default: UTF-8), e.g. gb18030, cp1252, utf-16")
+    import_.add_argument("--delimiter", help="CSV: the field delimiter (default: sniffed: , ; or tab)")
+    import_.add_argument("--column", action="append", default=[], metavar="HEADER=NAME",
+                         help="CSV: read the column HEADER as NotesKit's NAME (title, content, created_at, ...); repeatable")
+    import_.add_argument("--ignore-unknown-columns", action="store_true", help="CSV: drop columns NotesKit does not know")
+    import_.add_argument("--date-order", choices=("dmy", "mdy"), help="WhatsApp: day or month first, when no day is above 12")
     import_.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
@@ -658,6 +709,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     0
     """
     parser = build_parser()
+    for n, arg in enumerate(sys.argv[1:] if argv is None else argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:  # Python decoded undecodable bytes as lone surrogates
+            try:
+                raw = arg.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raw = arg.encode("utf-8", "backslashreplace")
+            print(f"noteskit: error: argument {n} is not valid UTF-8 text: {raw!r}", file=sys.stderr)
+            return 2
     args = parser.parse_args(argv)
     db = getattr(args, "db", None)
     args.db = str(default_store_path()) if db is None else db
@@ -670,10 +731,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             args.handler(store, args)
         sys.stdout.flush()
     except UsageError as e:
-        print(f"noteskit: error: {e}", file=sys.stderr)
+        print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
         return 2
     except (NotesError, CommandError) as e:
-        print(f"noteskit: error: {e}", file=sys.stderr)
+        print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
         return 1
     except OSError as e:
         if isinstance(e, BrokenPipeError):  # `noteskit list | head`: the reader left; not an error

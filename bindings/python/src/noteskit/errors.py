@@ -17,7 +17,9 @@ class NotesError(Exception):
     """Base class of every error NotesKit raises.
 
     ``kind`` is the library's name for the error (``"validation"``, ``"not_found"``, ...),
-    ``field`` the field at fault where there is one, ``line`` the record or line number of a bulk
+    ``code`` a stable machine-readable name of this very error, finer than the kind and never
+    reworded (``"title_empty"``, ``"content_empty"``, ``"message_empty"``, ``"revision_conflict"``,
+    ``"cursor_other_search"``, ...: the library names them), ``field`` the field at fault where there is one, ``line`` the record or line number of a bulk
     call (0-based) or the line of an import file (1-based), ``file`` the import file at fault,
     ``sqlite_code`` the SQLite result code behind a storage error.
 
@@ -28,18 +30,38 @@ class NotesError(Exception):
     ...     except nk.NotesError as e:
     ...         print(e.kind, e.field, e.line)
     validation title 1
+
+    :meth:`message_in` gives the apps' own wording where they had one:
+
+    >>> with nk.Store.memory() as store:
+    ...     try:
+    ...         store.articles.create(title="", content="x")
+    ...     except nk.ValidationError as e:
+    ...         print(e.code, e.message_in("zh-Hans"), "/", e.message_in("en"))
+    title_empty 标题不可为空 / title must not be empty or only white space
     """
 
     kind = "error"
 
     def __init__(self, message: str, *, field: Optional[str] = None, line: Optional[int] = None,
-                 sqlite_code: Optional[int] = None, file: Optional[str] = None) -> None:
+                 sqlite_code: Optional[int] = None, file: Optional[str] = None, code: Optional[str] = None,
+                 messages: Optional[Dict[str, str]] = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.line = line
         self.sqlite_code = sqlite_code
         self.file = file
+        self.code: str = code or self.kind
+        self._messages: Dict[str, str] = dict(messages or {})
+
+    def message_in(self, language: str) -> str:
+        """The message in ``language`` (a BCP 47 tag: ``"zh-Hans"``, ``"zh-CN"``, ``"zh"``) where the
+        apps had their own wording for this error, else the English :attr:`message`."""
+        parts = language.replace("_", "-").lower().split("-")
+        if parts[0] == "zh" and not {"hant", "tw", "hk", "mo"} & set(parts):
+            return self._messages.get("zh-Hans", self.message)
+        return self._messages.get(language, self.message)
 
 
 class InvalidArgumentError(NotesError, ValueError):
@@ -279,4 +301,5 @@ def error_from(info: Dict[str, Any]) -> NotesError:
     """The exception for the library's last-error JSON object."""
     cls = _BY_KIND.get(info.get("kind", ""), NotesError)
     return cls(info.get("message", "unknown error"), field=info.get("field"), line=info.get("line"),
-               sqlite_code=info.get("sqlite_code"), file=info.get("file"))
+               sqlite_code=info.get("sqlite_code"), file=info.get("file"), code=info.get("error_code"),
+               messages=info.get("messages"))

@@ -1,4 +1,5 @@
-"""Import and export: NotesKit JSON, JSON Lines, CSV, Markdown folders and chat transcripts.
+"""Import and export: NotesKit JSON, JSON Lines, CSV, Markdown folders and chat transcripts; import
+of Telegram Desktop and WhatsApp chat exports.
 
 All parsing and writing happens in the library; this module marshals the arguments and the reports.
 
@@ -18,7 +19,7 @@ import json
 import os
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
 from .errors import FormatError, InvalidArgumentError, error_from
@@ -29,11 +30,34 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: The formats ``format=`` takes.
-FORMATS = ("json", "jsonl", "csv", "markdown", "transcript")
+FORMATS = ("json", "jsonl", "csv", "markdown", "transcript", "telegram", "whatsapp")
 #: What ``on_conflict=`` takes: what a record whose uid the store already has does.
 CONFLICT_POLICIES = ("skip", "replace", "newer")
 #: What ``on_error=`` takes: whether a malformed record stops the import or is listed and left out.
 ERROR_POLICIES = ("raise", "skip")
+#: What ``unknown_columns=`` takes (CSV): a column NotesKit does not know is refused or ignored.
+UNKNOWN_COLUMNS = ("refuse", "ignore")
+#: What ``date_order=`` takes (WhatsApp): day first or month first.
+DATE_ORDERS = ("dmy", "mdy")
+
+
+@dataclass(frozen=True)
+class SkippedRecord:
+    """A record an import left out on purpose: where it is (``file``, 1-based ``line``) and why
+    (``reason``: stored already and unchanged, kept by ``on_conflict``, an empty note, a chat's
+    service message or media without text, ...).
+
+    >>> import os, tempfile, noteskit as nk
+    >>> vault = tempfile.mkdtemp()
+    >>> open(os.path.join(vault, "Untitled.md"), "w").close()       # what a stray click in Obsidian leaves
+    >>> with nk.Store.memory() as store:
+    ...     [(os.path.basename(s.file), s.line, s.reason) for s in store.import_(vault, format="markdown").skips]
+    [('Untitled.md', 1, 'the note is empty')]
+    """
+
+    file: str
+    line: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -43,7 +67,8 @@ class ImportReport:
     ``created``, ``updated`` (``on_conflict="replace"`` or ``"newer"``) and ``skipped`` (the uid
     was there already and the policy, or identical content, kept the stored record) count records;
     ``errors`` holds the malformed records left out with ``on_error="skip"``, each a
-    :class:`FormatError` with ``file``, ``line`` and ``field``. ``skipped_links`` lists the
+    :class:`FormatError` with ``file``, ``line`` and ``field``; ``skips`` lists each skipped record
+    as a :class:`SkippedRecord` (file, line, reason; the first 10 000). ``skipped_links`` lists the
     symbolic links of a Markdown folder (paths relative to it) that were not read because they
     lead outside the folder, or nowhere.
 
@@ -63,7 +88,13 @@ class ImportReport:
     updated: int
     skipped: int
     errors: Tuple[FormatError, ...] = ()
+    skips: Tuple[SkippedRecord, ...] = ()
     skipped_links: Tuple[str, ...] = ()
+
+    def __repr__(self) -> str:  # the skips can be many: counted, not listed
+        return (f"ImportReport(created={self.created}, updated={self.updated}, skipped={self.skipped}, "
+                f"errors={self.errors!r}" + (f", skips=<{len(self.skips)} listed>" if self.skips else "")
+                + f", skipped_links={self.skipped_links!r})")
 
 
 @dataclass(frozen=True)
@@ -114,12 +145,18 @@ def export(store: "Store", path: PathLike, format: Optional[str] = None, **optio
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
 
 
-def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
+def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
             on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
-            **options: Any) -> ImportReport:
+            conversation: Any = None, title: Optional[str] = None, me: Optional[str] = None,
+            tz: Optional[str] = None, encoding: Optional[str] = None, delimiter: Optional[str] = None,
+            columns: Optional[Mapping[str, str]] = None, unknown_columns: str = "refuse",
+            date_order: Optional[str] = None) -> ImportReport:
     """See :meth:`noteskit.Store.import_`."""
     if progress is not None and not callable(progress):
         raise InvalidArgumentError("progress must be callable", field="progress")
+    if columns is not None and not isinstance(columns, Mapping):
+        raise InvalidArgumentError(f"columns must be a mapping of header names to NotesKit column names, got {type(columns).__name__}",
+                                   field="columns")
     raised: List[BaseException] = []
 
     def trampoline(_user_data: Any, done: int, total: int) -> int:
@@ -129,11 +166,13 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_con
             raised.append(e)
             return 0
 
+    options = dict(conversation=conversation, title=title, me=me, tz=tz, encoding=encoding, delimiter=delimiter,
+                   columns=dict(columns) if columns is not None else None,
+                   unknown_columns=None if unknown_columns == "refuse" else unknown_columns, date_order=date_order,
+                   on_conflict=_ffi.text(on_conflict, "on_conflict").decode(), on_error=_ffi.text(on_error, "on_error").decode())
     callback = _ffi.nk_progress_callback(trampoline) if progress is not None else _ffi.nk_progress_callback()
     out = c_void_p()
-    status = _ffi.nk_store_import(store.handle, _path(path), _ffi.optional_text(format, "format"),
-                                  _options(dict(options, on_conflict=_ffi.text(on_conflict, "on_conflict").decode(),
-                                                on_error=_ffi.text(on_error, "on_error").decode())),
+    status = _ffi.nk_store_import(store.handle, _path(path), _ffi.optional_text(format, "format"), _options(options),
                                   callback, None, byref(out))
     if status:
         error = _ffi.last_error()
@@ -142,5 +181,6 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, on_con
         raise error
     data = _ffi.take_json(out.value)
     errors = tuple(error_from(e) for e in data["errors"])
-    return ImportReport(data["created"], data["updated"], data["skipped"], errors,  # type: ignore[arg-type]
+    skips = tuple(SkippedRecord(k["file"], k["line"], k["reason"]) for k in data["skips"])
+    return ImportReport(data["created"], data["updated"], data["skipped"], errors, skips,  # type: ignore[arg-type]
                         tuple(data["skipped_links"]))

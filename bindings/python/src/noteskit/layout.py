@@ -495,16 +495,16 @@ class Rows(_Handle):
 
 
 class KeyboardModel:
-    """The keyboard as the apps handled it.
+    """The keyboard as the apps' editor and chat handled it.
 
-    ``show(height)`` (repeated: idempotent, one mask, never three) and ``hide()``; while shown the
-    chat moves up by the keyboard height (``chat_offset``), the search panel sits right above it
-    (``search_panel_offset == -(height + 105)``) and the editor's bottom inset is ``height + 5``;
-    hidden, offsets are 0 and the inset is back to 46.
+    ``show(height)`` (repeated: only the height changes) and ``hide()``; while shown the chat moves
+    up by the keyboard height (``chat_offset``) and the editor's bottom inset is ``height + 5``;
+    hidden, the offset is 0 and the inset is back to 46. (The search panel hears the keyboard
+    itself, and only while shown: :meth:`SearchPanel.keyboard_will_show`.)
 
     >>> kb = KeyboardModel(); kb.show(336); kb.show(336)
-    >>> (kb.mask_count, kb.editor_bottom_inset, kb.chat_offset, kb.search_panel_offset)
-    (1, 341.0, -336.0, -441.0)
+    >>> (kb.editor_bottom_inset, kb.chat_offset)
+    (341.0, -336.0)
     """
 
     def __init__(self) -> None:
@@ -524,12 +524,6 @@ class KeyboardModel:
     shown = property(lambda self: bool(self._state["shown"]), doc="Whether the keyboard is up.")
     keyboard_height = property(lambda self: float(self._state["keyboard_height"]),
                                doc="The keyboard's height while shown, 0 when hidden.")
-    mask_visible = property(lambda self: bool(self._state["mask_visible"]),
-                            doc="Whether the dimming mask over the content is shown (while the keyboard is).")
-    mask_count = property(lambda self: int(self._state["mask_count"]),
-                          doc="How many masks are on screen: 1 while shown, never more (the app once stacked 3).")
-    search_panel_offset = property(lambda self: float(self._state["search_panel_offset"]),
-                                   doc="The search panel's vertical offset: -(keyboard + 105) while shown, else 0.")
     editor_bottom_inset = property(lambda self: float(self._state["editor_bottom_inset"]),
                                    doc="The article editor's bottom inset: keyboard + 5 while shown, else 46.")
     chat_offset = property(lambda self: float(self._state["chat_offset"]),
@@ -540,17 +534,34 @@ class KeyboardModel:
 
 
 class SearchPanel:
-    """The search panel: 105 tall, dragged by its handle, snapping open when at least 91 of it
-    are revealed as the drag ends (``"shown"``), closed otherwise (``"hidden"``).
+    """The notes app's search panel, as its list controller moved it.
 
-    ``drag(dy)`` takes the handle's movement in screen coordinates, as a pan gesture reports it:
-    negative ``dy`` is up and reveals the panel.
+    ``top_offset`` is the panel's top edge relative to the screen's bottom edge, in screen
+    coordinates (negative: above it): ``-50`` hidden (a 50-point strip shows), ``-155`` shown
+    (105 more). ``drag(translation)`` takes the pan gesture's **total** translation since the drag
+    began (negative is up): the panel follows from where it last came to rest, unclamped, and
+    the search field's keyboard is dismissed. ``end_drag()`` snaps to ``"shown"`` when at least
+    91 of the 105 points are revealed, else ``"hidden"``. ``show()``/``hide()`` and keyboard events
+    asking for a move while dragging are ignored. Only while shown does the panel follow the
+    keyboard: ``keyboard_will_show(h)`` puts it right above it (``-(155 + h)``) with one tap mask
+    under it (however often it comes), ``keyboard_will_hide()`` removes the mask and sends it back
+    to hidden.
 
-    >>> panel = SearchPanel(); panel.drag(-95); panel.end_drag()
-    'shown'
+    >>> panel = SearchPanel(); panel.drag(-60); panel.drag(-95)
+    >>> panel.top_offset
+    -145.0
+    >>> panel.end_drag(), panel.top_offset
+    ('shown', -155.0)
+    >>> panel.keyboard_will_show(336); panel.keyboard_will_show(336)
+    >>> panel.top_offset, panel.mask_count
+    (-491.0, 1)
+    >>> panel.keyboard_will_hide()
+    >>> panel.state, panel.top_offset, panel.mask_count
+    ('hidden', -50.0, 0)
     """
 
     height = 105.0
+    strip = 50.0
     snap_threshold = 91.0
 
     def __init__(self) -> None:
@@ -559,9 +570,9 @@ class SearchPanel:
     def _apply(self, event: Dict[str, Any]) -> None:
         self._state = _ffi.call_json(_ffi.nk_search_panel_apply, json.dumps(self._state).encode(), json.dumps(event).encode())
 
-    def drag(self, dy: float) -> None:
-        """The handle moved by ``dy`` (negative: up, revealing more); the panel follows within 0..105."""
-        self._apply({"event": "drag", "dy": _finite(dy, "dy")})
+    def drag(self, translation: float) -> None:
+        """The pan gesture changed: ``translation`` is its total since the drag began (negative: up)."""
+        self._apply({"event": "drag", "translation": _finite(translation, "translation")})
 
     def end_drag(self) -> str:
         """The finger lifted: snaps to ``"shown"`` (at least 91 revealed) or ``"hidden"``; returns the state."""
@@ -569,17 +580,32 @@ class SearchPanel:
         return str(self._state["state"])
 
     def show(self) -> None:
-        """Opens the panel fully (as tapping the search button did)."""
+        """Opens the panel (ignored while dragging)."""
         self._apply({"event": "show"})
 
     def hide(self) -> None:
-        """Closes the panel."""
+        """Closes the panel (ignored while dragging)."""
         self._apply({"event": "hide"})
 
-    state = property(lambda self: str(self._state["state"]), doc='``"shown"`` or ``"hidden"`` (where it rests).')
-    revealed = property(lambda self: float(self._state["revealed"]), doc="How much of the panel shows, 0 to 105.")
+    def keyboard_will_show(self, keyboard_height: float) -> None:
+        """The keyboard will show (or change its frame) with this height; a shown panel moves above it."""
+        self._apply({"event": "keyboard_will_show", "keyboard_height": _finite(keyboard_height, "keyboard_height")})
+
+    def keyboard_will_hide(self) -> None:
+        """The keyboard will hide; a shown panel drops its mask and goes back to hidden."""
+        self._apply({"event": "keyboard_will_hide"})
+
+    state = property(lambda self: str(self._state["state"]),
+                     doc='``"shown"`` or ``"hidden"``: where it rests (during a drag: where it rested).')
+    top_offset = property(lambda self: float(self._state["top_offset"]),
+                          doc="The panel's top relative to the screen's bottom: -50 hidden, -155 shown.")
+    revealed = property(lambda self: float(self._state["revealed"]),
+                        doc="How much of the panel shows above the 50-point strip: 0 hidden, 105 shown.")
     dragging = property(lambda self: bool(self._state["dragging"]), doc="Whether a drag is in progress.")
-    offset = property(lambda self: float(self._state["offset"]), doc="The panel's vertical offset: -revealed.")
+    keyboard_shown = property(lambda self: bool(self._state["keyboard_shown"]),
+                              doc="Whether the search field's keyboard is up (a drag dismisses it).")
+    mask_count = property(lambda self: int(self._state["mask_count"]),
+                          doc="Tap masks under the panel: 1 while shown over the keyboard, else 0 — never 3.")
 
     def __repr__(self) -> str:
-        return f"<noteskit.SearchPanel {self.state}, {self.revealed:g} revealed>"
+        return f"<noteskit.SearchPanel {self.state}, top {self.top_offset:g}>"

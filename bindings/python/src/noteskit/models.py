@@ -50,7 +50,9 @@ class Message:
     """One chat message: ``from_me`` is True for a message the user sent, False for one received.
 
     ``content`` is the text exactly as given; ``sent_at`` is an aware UTC ``datetime``. New
-    messages get time-ordered uids (UUID version 7).
+    messages get time-ordered uids (UUID version 7). ``sender`` is the author's name in a group chat
+    (an imported Telegram or WhatsApp chat, or ``insert_many`` with ``sender``); ``None`` in the
+    two-person chats, where ``from_me`` tells who wrote it.
 
     >>> import noteskit as nk
     >>> with nk.Store.memory() as store:
@@ -59,13 +61,20 @@ class Message:
     ('  see you at 8  ', True)
     """
 
-    __slots__ = ("id", "uid", "conversation_id", "content", "from_me", "sent_at")
+    __slots__ = ("id", "uid", "conversation_id", "content", "from_me", "sent_at", "sender")
     id: int
     uid: str
     conversation_id: int
     content: str
     from_me: bool
     sent_at: datetime
+    sender: Optional[str]
+
+    def __init__(self, id: int, uid: str, conversation_id: int, content: str, from_me: bool, sent_at: datetime,
+                 sender: Optional[str] = None) -> None:
+        for name, value in (("id", id), ("uid", uid), ("conversation_id", conversation_id), ("content", content),
+                            ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
+            object.__setattr__(self, name, value)
 
 @dataclass(frozen=True)
 class Conversation:

@@ -5,7 +5,7 @@ import json
 import os
 from ctypes import byref, c_void_p
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _ffi
 from ._arrow import call_batch
@@ -155,24 +155,37 @@ class Store(_Handle):
 
         return export(self, path, format, **options)
 
-    def import_(self, path: PathLike, format: Optional[str] = None, on_conflict: str = "skip",
+    def import_(self, path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
                 on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
-                **options: Any) -> "ImportReport":
+                conversation: Any = None, title: Optional[str] = None, me: Optional[str] = None,
+                tz: Optional[str] = None, encoding: Optional[str] = None, delimiter: Optional[str] = None,
+                columns: Optional[Mapping[str, str]] = None, unknown_columns: str = "refuse",
+                date_order: Optional[str] = None) -> "ImportReport":
         """Imports ``path`` in one transaction and returns an :class:`ImportReport`.
 
+        ``format`` is one of :data:`noteskit.exchange.FORMATS`, or taken from the extension (a
+        ``.json`` file from Telegram Desktop and a WhatsApp ``.txt`` are told by their content).
         Records are matched by uid: importing the same file twice changes nothing the second time.
         ``on_conflict`` decides what a stored record with the same uid gets: ``"skip"`` (keep it),
         ``"replace"`` (take the file's) or ``"newer"`` (take the file's if its ``updated_at`` is
-        later). A malformed record raises :class:`FormatError` (``file``, ``line``, ``field``) and
-        nothing is written; with ``on_error="skip"`` the good records are imported and the bad
-        ones listed in ``report.errors``. ``progress(done, total)`` is called regularly (bytes of
-        the file, or files of a folder); returning ``False`` cancels: :class:`CancelledError`,
-        nothing written. It must not call the store. Transcripts take ``conversation=`` (an id)
-        or ``title=`` (found or created; default: the file name).
+        later, or a Markdown file edited since). A malformed record raises :class:`FormatError`
+        (``file``, ``line``, ``field``) and nothing is written; with ``on_error="skip"`` the good
+        records are imported and the bad ones listed in ``report.errors``. ``progress(done,
+        total)`` is called regularly (bytes of the file, or files of a folder); returning ``False``
+        cancels: :class:`CancelledError`, nothing written. It must not call the store.
+
+        Options, refused where they do not apply: ``conversation=`` (an id) or ``title=`` for a
+        transcript or WhatsApp chat; ``me=`` (your name or Telegram id) for Telegram and WhatsApp;
+        ``tz=`` (``"Europe/Berlin"``, ``"+08:00"``; UTC by default) for dates without times and
+        times without a zone; for CSV ``encoding=`` (``"gb18030"``, ``"cp1252"``, ``"utf-16"``),
+        ``delimiter=`` (sniffed by default), ``columns={"Title": "title"}`` and
+        ``unknown_columns="ignore"``; ``date_order="dmy"|"mdy"`` for WhatsApp when no day is above 12.
         """
         from .exchange import import_
 
-        return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress, **options)
+        return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress,
+                       conversation=conversation, title=title, me=me, tz=tz, encoding=encoding, delimiter=delimiter,
+                       columns=columns, unknown_columns=unknown_columns, date_order=date_order)
 
     # ---- Change feed ------------------------------------------------------------------------
 
