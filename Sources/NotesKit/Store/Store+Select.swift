@@ -201,7 +201,7 @@ public final class SelectionReader: @unchecked Sendable {
     private var position: Selection.Position?
     private var end: Selection.Position?
     private var firstHalfDone = false
-    private var secondHalf: SecondHalf?
+    private var secondHalf: BackgroundRead?
     private var pending: [ColumnBatch] = []
 
     init(_ selection: Selection, threads: Int) {
@@ -228,7 +228,7 @@ public final class SelectionReader: @unchecked Sendable {
         }
         if let half = secondHalf {
             secondHalf = nil
-            pending = try half.wait()
+            pending = try half.wait()?.batches ?? []
             pending.reverse()
         }
         return pending.popLast()
@@ -242,6 +242,7 @@ public final class SelectionReader: @unchecked Sendable {
     }
 
     private func start() throws {
+        let selection = self.selection
         guard threads > 1, let path = selection.store.path else { return }
         if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
             pending = batches.reversed()
@@ -255,7 +256,19 @@ public final class SelectionReader: @unchecked Sendable {
         }
         guard total >= Selection.parallelRows, let split else { return }
         end = split
-        secondHalf = SecondHalf(selection: selection, path: path, after: split)
+        // The second half, on its own connection and thread: every batch after `split`.
+        secondHalf = BackgroundRead(path: path) { db, stopped in
+            var run = Selection.RowidRun()
+            var position: Selection.Position? = split
+            while !stopped.isSet {
+                let (batch, last) = try selection.chunk(db, after: position, through: nil)
+                db.finishStatements()
+                guard batch.count > 0 else { break }
+                run.batches.append(batch)
+                position = last
+            }
+            return run
+        }
     }
 }
 
@@ -303,7 +316,8 @@ final class StopFlag: Sendable {
     func set() { value.store(true, ordering: .relaxed) }
 }
 
-/// A rowid-order read on its own read-only connection and thread; its result is taken with `wait()`.
+/// A read on its own read-only connection and thread (the far half of a rowid-order read, or the
+/// second half of a two-thread read); its result is taken with `wait()`.
 final class BackgroundRead: @unchecked Sendable {
     let path: String
     let read: @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?
@@ -358,79 +372,6 @@ final class BackgroundRead: @unchecked Sendable {
         stopped.set()
         join()
         state.withLock { $0.result = nil }
-    }
-
-    private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
-    }
-}
-
-/// The second half of a two-thread read: its own read-only connection, on its own thread.
-final class SecondHalf: @unchecked Sendable {
-    let selection: Selection
-    let path: String
-    let after: Selection.Position
-    private let state = Mutex<(batches: [ColumnBatch], error: NotesError?)>(([], nil))
-    private let stopped = Atomic<Bool>(false)
-    private var thread: pthread_t?
-
-    init(selection: Selection, path: String, after: Selection.Position) {
-        self.selection = selection
-        self.path = path
-        self.after = after
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<SecondHalf>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        if rc == 0 {
-            self.thread = thread
-        } else {
-            Unmanaged<SecondHalf>.fromOpaque(context).release()
-            run()  // no thread to be had: read it here
-        }
-    }
-
-    private func run() {
-        do {
-            let db = try Connection(path: path, readOnly: true)
-            defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
-            var position: Selection.Position? = after
-            while !stopped.load(ordering: .relaxed) {
-                let (batch, last) = try selection.chunk(db, after: position, through: nil)
-                db.finishStatements()
-                guard batch.count > 0 else { break }
-                state.withLock { $0.batches.append(batch) }
-                position = last
-            }
-        } catch let error as NotesError {
-            state.withLock { $0.error = error }
-        } catch {
-            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
-        }
-    }
-
-    /// Waits for the thread; its batches in order, or its error.
-    func wait() throws -> [ColumnBatch] {
-        join()
-        let (batches, error) = state.withLock { s in
-            defer { s.batches = [] }
-            return (s.batches, s.error)
-        }
-        if let error { throw error }
-        return batches
-    }
-
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        join()
-        state.withLock { $0.batches = [] }
     }
 
     private func join() {
