@@ -9,7 +9,10 @@ SHELL := /bin/bash
 
 # Debian packages the build, the tests and the demo need (installed when missing).
 DEBS := pkg-config libsqlite3-dev libpython3-dev python3-venv python3-gi gir1.2-pango-1.0 \
-        libpango1.0-dev libcairo2-dev fonts-wqy-microhei fonts-dejavu-core fontconfig
+        libpango1.0-dev libcairo2-dev fonts-wqy-microhei fonts-dejavu-core fontconfig \
+        postgresql libpq-dev
+# (postgresql: the throwaway cluster the tests and `make demo ARGS=--postgres` start, initdb and
+# pg_ctl; libpq-dev brings libpq5, which the library loads when a postgresql:// store is opened.)
 # The venv is made from Debian's interpreter with its site packages, so PyGObject (the Pango
 # oracle of the layout tests) is importable next to noteskit.
 SYSTEM_PYTHON := /usr/bin/python3

@@ -118,6 +118,8 @@ struct ArrowArrayStream {
 #define NK_E_FORMAT 12          /* malformed import data */
 #define NK_E_FONT 13            /* a font needed for measuring is missing */
 #define NK_E_CANCELLED 14       /* cancelled by a progress callback */
+#define NK_E_AUTHENTICATION 15  /* a PostgreSQL server refused the credentials (wrong password, unknown role) */
+#define NK_E_UNREACHABLE 16     /* a PostgreSQL server cannot be reached, or went away during a write */
 #define NK_E_INTERNAL 99        /* a NotesKit bug */
 
 typedef struct nk_store nk_store;
@@ -181,7 +183,10 @@ int32_t nk_arrow_outstanding(int64_t *out_count);
 #define NK_OPEN_READ_ONLY 1 /* never create or write the file; writes fail with NK_E_READ_ONLY */
 #define NK_OPEN_FAST 2      /* a returned write survives a crash, not a power cut (WAL, synchronous=NORMAL) */
 
-/* Opens or creates the store file at path. flags: 0, or NK_OPEN_READ_ONLY and/or NK_OPEN_FAST.
+/* Opens or creates the store file at path, or the store on a PostgreSQL server when path is a
+ * connection URI (postgresql://user:password@host:port/dbname or postgres://...; libpq is loaded
+ * then, and mode is ignored): NK_E_AUTHENTICATION for a wrong password, NK_E_UNREACHABLE when the
+ * server cannot be reached, NK_E_SCHEMA for a database that is not a NotesKit store. flags: 0, or NK_OPEN_READ_ONLY and/or NK_OPEN_FAST.
  * Without NK_OPEN_FAST a write that returned survives a power cut (WAL, synchronous=FULL).
  * mode: the permissions a new store file (and its -wal, -shm) gets, exactly, whatever the umask:
  * 0 for owner-only (0600), else read/write bits including 0600 (e.g. 0640); an existing file keeps
@@ -189,6 +194,11 @@ int32_t nk_arrow_outstanding(int64_t *out_count);
  * file's folder.
  * *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open(const char *path, int32_t flags, int32_t mode, nk_store **out_store);
+
+/* Creates the PostgreSQL login role name (with password, nullable: none) as a user of the store:
+ * it sees and changes only its own rows. Only the store's administrator (the role that created it,
+ * with CREATEROLE) may; NK_E_CONFLICT if the role exists, NK_E_INVALID_ARGUMENT for a SQLite store. */
+int32_t nk_store_create_user(nk_store *store, const char *name, const char *password);
 
 /* The files of the store at path (the store, its -wal and -shm) whose permissions let other
  * accounts do more than mode (0: owner-only 0600) allows; missing files are left out, nothing is

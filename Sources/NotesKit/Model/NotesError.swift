@@ -39,6 +39,10 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
         case font = 13
         /// The caller cancelled a long operation.
         case cancelled = 14
+        /// A database server refused the credentials: wrong password, unknown role, not allowed in.
+        case authentication = 15
+        /// A database server cannot be reached (refused, unknown host, timed out) or went away.
+        case unreachable = 16
         /// A bug in NotesKit: please report it.
         case internalError = 99
 
@@ -59,6 +63,8 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
             case .format: "format"
             case .font: "font"
             case .cancelled: "cancelled"
+            case .authentication: "authentication"
+            case .unreachable: "unreachable"
             case .internalError: "internal"
             }
         }

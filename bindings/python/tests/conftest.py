@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -41,3 +41,27 @@ def batch_out() -> tuple:
     from noteskit import _ffi
 
     return byref(_ffi.ArrowArray()), byref(_ffi.ArrowSchema())
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """A throwaway PostgreSQL server for the whole run (examples/throwaway_postgres.py): started
+    on first use, stopped and deleted at the end, also when tests fail."""
+    from examples.throwaway_postgres import ThrowawayCluster
+
+    with ThrowawayCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_database(pg_cluster: Any) -> Iterator[str]:
+    """A fresh, empty database on the throwaway server, owned by its administrator role; the
+    administrator's URI of it. Dropped after the test."""
+    import secrets
+
+    name = "t_" + secrets.token_hex(6)
+    pg_cluster.psql(f"CREATE DATABASE {name} OWNER noteskit_admin")
+    try:
+        yield pg_cluster.uri(database=name)
+    finally:
+        pg_cluster.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

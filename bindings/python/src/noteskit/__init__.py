@@ -12,9 +12,9 @@ wheel puts it), then in the ``.build/release`` folder of the checkout holding th
 command line, :mod:`noteskit.cli`.
 """
 from ._ffi import LIBRARY_PATH
-from .errors import (BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
+from .errors import (AuthenticationError, BusyError, CancelledError, ClosedError, ConflictError, CorruptStoreError, FontError, FormatError,
                      InternalError, InvalidArgumentError, LibraryError, NotesError, NotFoundError, ReadOnlyError,
-                     SchemaError, StorageError, StorageFullError, ValidationError)
+                     SchemaError, StorageError, StorageFullError, UnreachableError, ValidationError)
 from .articles import Articles, Draft
 from .chat import Conversations, Messages
 from .exchange import ExportReport, ImportReport, SkippedRecord
@@ -44,9 +44,9 @@ def library_version() -> str:
 __all__ = [
     "ArticleRowStyle", "Bubble", "BubbleStyle", "FontConfiguration", "KeyboardModel", "Layout", "LayoutStats", "Picture",
     "Rows", "SearchPanel", "TextMetrics", "font_configuration", "measure_text",
-    "Article", "Articles", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
+    "Article", "Articles", "AuthenticationError", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "ExposedFile", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "PrivacyWarning", "ReadOnlyError", "SchemaError",
-    "SearchHit", "Selection", "SkippedRecord", "StorageError", "StorageFullError", "Store", "Subscription", "ValidationError", "default_store_path", "exposed_files",
+    "SearchHit", "Selection", "SkippedRecord", "StorageError", "StorageFullError", "Store", "Subscription", "UnreachableError", "ValidationError", "default_store_path", "exposed_files",
     "library_version",
 ]

@@ -168,6 +168,8 @@ nk_store_last_change_seq = _declare("nk_store_last_change_seq", c_int32, c_void_
 nk_store_subscribe = _declare("nk_store_subscribe", c_int32, c_void_p, nk_change_callback, c_void_p, c_int64_p)
 # int32_t nk_store_unsubscribe(nk_store *store, int64_t token);
 nk_store_unsubscribe = _declare("nk_store_unsubscribe", c_int32, c_void_p, c_int64)
+# int32_t nk_store_create_user(nk_store *store, const char *name, const char *password);
+nk_store_create_user = _declare("nk_store_create_user", c_int32, c_void_p, c_char_p, c_char_p)
 # int32_t nk_store_set_max_size(nk_store *store, int64_t max_bytes, int64_t *out_max_bytes);
 nk_store_set_max_size = _declare("nk_store_set_max_size", c_int32, c_void_p, c_int64, c_int64_p)
 

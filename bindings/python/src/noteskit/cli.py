@@ -549,13 +549,35 @@ def cmd_render(store: Store, args: argparse.Namespace) -> None:
         print(f"wrote {picture.path} ({picture.width}×{picture.height} px, {picture.rows} rows)")
 
 
+def cmd_admin_add_user(store: Store, args: argparse.Namespace) -> None:
+    """Creates a PostgreSQL login role that may use the store and sees only its own rows."""
+    if args.no_password:
+        password = None
+    elif args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif sys.stdin.isatty():
+        import getpass
+
+        password = getpass.getpass(f"password for {args.name}: ")
+        if getpass.getpass("again: ") != password:
+            raise ValidationError("the two passwords differ; nothing was created", field="password")
+    else:
+        raise ValidationError("give --password-stdin (the password on standard input) or --no-password", field="password")
+    store.create_user(args.name, password=password)
+    if args.json:
+        print(json.dumps({"user": args.name, "password": password is not None}))
+    else:
+        print(f"created user {args.name}" + ("" if password is not None else " (no password)"))
+
+
 # ---- The parser ---------------------------------------------------------------------------------
 
 def _common() -> argparse.ArgumentParser:
     """Options every command takes, before or after its name (``noteskit --db x list`` or ``noteskit list --db x``)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
-                        help="the store file (default: $XDG_DATA_HOME/noteskit/notes.db; ':memory:' for a throwaway store)")
+                        help="the store file (default: $XDG_DATA_HOME/noteskit/notes.db; ':memory:' for a throwaway store), "
+                             "or a store on PostgreSQL: postgresql://user:password@host:port/dbname")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print records as JSON lines")
     return common
 
@@ -670,6 +692,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     heights = command("heights", cmd_heights, "row heights of articles (or of a conversation's bubbles), measured with Pango")
     article_selection(heights)
+
+    admin = commands.add_parser("admin", parents=[common], help="a store on PostgreSQL: add users",
+                                description="Administration of a store on a PostgreSQL server (--db postgresql://...).")
+    admin_commands = admin.add_subparsers(dest="admin_command", metavar="ACTION", required=True)
+    add_user = admin_commands.add_parser("add-user", parents=[common], help="create a login role that sees only its own rows",
+                                         description="Creates a PostgreSQL login role that may use the store and sees "
+                                                     "and changes only its own rows. Needs the store's administrator.")
+    add_user.set_defaults(handler=cmd_admin_add_user)
+    add_user.add_argument("name", help="the new role's name")
+    secret = add_user.add_mutually_exclusive_group()
+    secret.add_argument("--password-stdin", action="store_true", help="read the password from the first line of standard input")
+    secret.add_argument("--no-password", action="store_true",
+                        help="no password: the role logs in only where the server trusts it (peer authentication)")
 
     doctor = commands.add_parser("doctor", parents=[common], help="list the store's files other accounts can read",
                                  description="Lists the store's files (the store, its -wal and -shm, and the default "

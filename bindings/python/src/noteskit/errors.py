@@ -267,6 +267,32 @@ class CancelledError(NotesError):
     kind = "cancelled"
 
 
+class AuthenticationError(StorageError):
+    """A PostgreSQL server refused the connection's credentials: a wrong password, an unknown
+    role, or a role not allowed to connect. Nothing was read or written.
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.AuthenticationError, nk.StorageError)
+    True
+    """
+
+    kind = "authentication"
+
+
+class UnreachableError(StorageError):
+    """A PostgreSQL server cannot be reached (connection refused, unknown host, timed out), or
+    the connection broke during a write: the write was rolled back, or — when it broke while
+    committing — the message says its outcome is unknown. Reads are retried once on a new
+    connection before this is raised.
+
+    >>> import noteskit as nk
+    >>> issubclass(nk.UnreachableError, nk.StorageError)
+    True
+    """
+
+    kind = "unreachable"
+
+
 class InternalError(NotesError):
     """A bug in NotesKit. Please report it with the message.
 
@@ -293,7 +319,7 @@ _BY_KIND: Dict[str, Type[NotesError]] = {
     cls.kind: cls
     for cls in (InvalidArgumentError, ValidationError, NotFoundError, ConflictError, StorageError, SchemaError,
                 CorruptStoreError, ReadOnlyError, StorageFullError, BusyError, ClosedError, FormatError, FontError,
-                CancelledError, InternalError)
+                CancelledError, AuthenticationError, UnreachableError, InternalError)
 }
 
 

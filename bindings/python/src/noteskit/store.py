@@ -27,6 +27,25 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def is_postgres_uri(text: str) -> bool:
+    """True for a PostgreSQL connection URI (``postgresql://...`` or ``postgres://...``)."""
+    return text[:13].lower().startswith(("postgresql://", "postgres://"))
+
+
+def _without_password(uri: str) -> str:
+    """``uri`` with its password (in the user part or a ``password=`` parameter) shown as ``***``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(uri)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        if ":" in user:
+            netloc = user.split(":", 1)[0] + ":***@" + host
+    query = "&".join("password=***" if q.lower().startswith("password=") else q for q in parts.query.split("&")) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def default_store_path() -> Path:
     """The embedded default store: ``$XDG_DATA_HOME/noteskit/notes.db`` (``~/.local/share`` when unset).
 
@@ -60,9 +79,11 @@ class Store(_Handle):
 
     _what = "store"
 
-    def __init__(self, handle: int, path: Optional[str]) -> None:
+    def __init__(self, handle: int, path: Optional[str], uri: Optional[str] = None) -> None:
         self._own(handle, _ffi.nk_store_close)
         self.path = path
+        #: For a store on a PostgreSQL server, its connection URI with the password hidden; else None.
+        self.uri = _without_password(uri) if uri is not None else None
         self._callbacks: Dict[int, Any] = {}
         self.articles = Articles(self)
         self.conversations = Conversations(self)
@@ -86,8 +107,22 @@ class Store(_Handle):
         Raises :class:`StorageError` for a folder or unreachable path, :class:`CorruptStoreError`
         for a file that is not a database and :class:`SchemaError` for a database that is not a
         NotesKit store or was written by a newer NotesKit.
+
+        A PostgreSQL connection URI (``postgresql://user:password@host:port/dbname`` or
+        ``postgres://...``, any libpq URI) opens the store in that database instead, creating its
+        schema on first use (see the README, "More than one machine"); ``mode`` and
+        ``max_size_bytes`` do not apply to it. Raises :class:`AuthenticationError` for a wrong
+        password, :class:`UnreachableError` when the server cannot be reached, and
+        :class:`SchemaError` for a database that is not a NotesKit store.
         """
         text = os.fspath(path)
+        if isinstance(text, str) and is_postgres_uri(text):
+            if max_size_bytes is not None or mode is not None:
+                raise ValidationError("max_size_bytes and mode apply to store files, not to a store on PostgreSQL",
+                                      field="max_size_bytes" if max_size_bytes is not None else "mode")
+            out = c_void_p()
+            _ffi.check(_ffi.nk_store_open(_ffi.text(text, "path"), _ffi.NK_OPEN_READ_ONLY if read_only else 0, 0, byref(out)))
+            return cls(out.value or 0, None, text)
         out = c_void_p()
         if durability not in ("durable", "fast"):
             raise ValidationError(f"durability must be \"durable\" or \"fast\", got {durability!r}", field="durability")
@@ -133,7 +168,17 @@ class Store(_Handle):
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
-        return f"<noteskit.Store {self.path or ':memory:'} ({state})>"
+        return f"<noteskit.Store {self.uri or self.path or ':memory:'} ({state})>"
+
+    def create_user(self, name: str, password: Optional[str] = None) -> None:
+        """Creates the PostgreSQL login role ``name`` (with ``password``; None: no password) as a
+        user of this store: it sees and changes only its own rows, through NotesKit and through SQL.
+
+        Only the store's administrator — the role that created it, which needs ``CREATEROLE`` —
+        can. Raises :class:`ConflictError` when the role exists, :class:`InvalidArgumentError` for
+        a store that is not on PostgreSQL.
+        """
+        _ffi.check(_ffi.nk_store_create_user(self.handle, _ffi.text(name, "name"), _ffi.optional_text(password, "password")))
 
     # ---- Import and export ------------------------------------------------------------------
 

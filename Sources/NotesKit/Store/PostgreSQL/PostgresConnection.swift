@@ -1,0 +1,346 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One value bound to a statement parameter, sent as text (PostgreSQL parses it by the
+/// parameter's type: `$1::bigint`, `$2::uuid`, ...). nil is SQL NULL.
+typealias PGValue = String?
+
+/// The rows of one result, copied out of libpq: `rows[r][c]` is the text of a value, nil for NULL.
+struct PGRows {
+    var rows: [[String?]]
+    /// How many rows the command changed (`UPDATE 3` → 3), 0 for a query.
+    var affected: Int
+
+    var isEmpty: Bool { rows.isEmpty }
+    var count: Int { rows.count }
+    func text(_ row: Int, _ column: Int) -> String? { rows[row][column] }
+    func int64(_ row: Int, _ column: Int) -> Int64? { rows[row][column].flatMap { Int64($0) } }
+    func bool(_ row: Int, _ column: Int) -> Bool? { rows[row][column].map { $0 == "t" } }
+}
+
+/// One connection to a PostgreSQL server, through libpq, with prepared statements.
+///
+/// Not thread-safe: its store serializes every use. Parameters and results travel as text. A
+/// statement is prepared the first time its SQL is run and reused after (prepared statements live
+/// on the server connection: a reconnection prepares them again).
+///
+/// When the connection breaks (the server restarted, the network dropped), ``read(_:)`` reconnects
+/// and runs its body once more; a write (``transaction(_:)``) is not retried: it fails with
+/// `.unreachable` and, since PostgreSQL rolls back a transaction whose connection is gone, left
+/// nothing written — unless the break came during COMMIT, which the message says (its outcome is
+/// unknown). The next call reconnects.
+final class PostgresConnection {
+    let lib: LibPQ
+    private var conn: OpaquePointer?
+    private let uri: String
+    private var prepared: [String: String] = [:]
+    private var inTransaction = false
+
+    /// Connects to the server named by `uri` (a libpq connection URI, `postgresql://` or
+    /// `postgres://`, or a `key=value` connection string).
+    init(uri: String) throws {
+        lib = try LibPQ.loaded()
+        self.uri = uri
+        conn = try Self.connect(lib, uri)
+    }
+
+    private static func connect(_ lib: LibPQ, _ uri: String) throws -> OpaquePointer {
+        // Later keywords override earlier ones: the URI may set its own connect_timeout; the
+        // encoding is always UTF-8 (the library's strings are).
+        let keywords = ["connect_timeout", "application_name", "dbname", "client_encoding"]
+        let values = ["10", "noteskit", uri, "UTF8"]
+        let conn: OpaquePointer? = withArrayOfCStrings(keywords) { k in
+            withArrayOfCStrings(values) { v in lib.connectdbParams(k, v, 1) }
+        }
+        guard let conn else { throw NotesError(.storage, "out of memory connecting to PostgreSQL") }
+        if lib.status(conn) != LibPQ.connectionOK {
+            let message = lib.errorMessage(conn).map { String(cString: $0) } ?? "unknown error"
+            let needsPassword = lib.connectionNeedsPassword(conn) == 1
+            lib.finish(conn)
+            throw connectError(message, needsPassword: needsPassword, uri: uri)
+        }
+        _ = lib.setNoticeProcessor(conn, { _, _ in }, nil)  // NOTICEs are not the user's business
+        return conn
+    }
+
+    /// The error for a failed connection, by what the server (or libpq) said.
+    static func connectError(_ raw: String, needsPassword: Bool, uri: String) -> NotesError {
+        let message = raw.split(separator: "\n").map { $0.trimmingPrefix("FATAL:").trimmingPrefix(" ") }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+        let shown = redacted(uri)
+        if needsPassword || message.contains("password authentication failed") || message.contains("no password supplied") {
+            return NotesError(.authentication, "PostgreSQL refused the password for \(shown) (\(message)); check the user name and password in the URI", code: "wrong_password")
+        }
+        if message.contains("pg_hba.conf") || (message.contains("role \"") && message.contains("does not exist"))
+            || message.contains("authentication failed") || message.contains("permission denied for database") {
+            return NotesError(.authentication, "PostgreSQL does not let this role connect to \(shown) (\(message))", code: "connection_not_allowed")
+        }
+        if message.contains("database \"") && message.contains("does not exist") {
+            return NotesError(.storage, "\(shown) names a database that does not exist (\(message)); create it first (createdb) or fix the URI", code: "database_missing")
+        }
+        if message.contains("invalid URI") || message.contains("invalid connection option") || message.contains("missing \"=\"")
+            || message.contains("invalid integer value") || message.contains("invalid percent-encoded") {
+            return NotesError(.invalidArgument, "not a usable PostgreSQL connection URI: \(shown) (\(message))", code: "uri_invalid")
+        }
+        return NotesError(.unreachable, "cannot reach the PostgreSQL server of \(shown) (\(message)); is it running, and are host and port right?", code: "server_unreachable")
+    }
+
+    /// The URI with its password replaced by `***`, for messages.
+    static func redacted(_ uri: String) -> String {
+        var text = uri
+        if let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
+            let credentials = text[scheme.upperBound..<at]
+            if let colon = credentials.firstIndex(of: ":") {
+                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+            }
+        }
+        if let range = text.firstRange(of: "password=") {
+            let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
+            text.replaceSubrange(range.upperBound..<end, with: "***")
+        }
+        return NotesError.shown(text)
+    }
+
+    func close() {
+        if let conn { lib.finish(conn) }
+        conn = nil
+        prepared.removeAll()
+    }
+
+    deinit { close() }
+
+    /// True when the connection is gone (the server went away); the next call reconnects.
+    var isBroken: Bool { conn.map { lib.status($0) != LibPQ.connectionOK } ?? true }
+
+    /// Connects again (after a broken connection); prepared statements are prepared anew.
+    func reconnect() throws {
+        close()
+        conn = try Self.connect(lib, uri)
+    }
+
+    private func live() throws -> OpaquePointer {
+        if let conn, lib.status(conn) == LibPQ.connectionOK { return conn }
+        if inTransaction { throw lost(during: "a write") }
+        try reconnect()
+        guard let conn else { throw NotesError(.unreachable, "cannot reach the PostgreSQL server") }
+        return conn
+    }
+
+    var serverVersion: Int { conn.map { Int(lib.serverVersion($0)) } ?? 0 }
+
+    // MARK: - Running SQL
+
+    /// Runs one or more statements without parameters (migrations, `BEGIN`, ...).
+    func execute(_ sql: String) throws {
+        let conn = try live()
+        let result = lib.exec(conn, sql)
+        defer { lib.clear(result) }
+        try check(result, sql: sql)
+    }
+
+    /// Runs one statement with parameters `$1, $2, ...` as a prepared statement; its rows.
+    @discardableResult
+    func query(_ sql: String, _ params: [PGValue] = []) throws -> PGRows {
+        let conn = try live()
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "nk\(prepared.count + 1)"
+            let result = lib.prepare(conn, name, sql, Int32(params.count), nil)
+            defer { lib.clear(result) }
+            try check(result, sql: sql)
+            prepared[sql] = name
+        }
+        let result: OpaquePointer? = withArrayOfOptionalCStrings(params) { values in
+            lib.execPrepared(conn, name, Int32(params.count), values, nil, nil, 0)
+        }
+        defer { lib.clear(result) }
+        try check(result, sql: sql)
+        return rows(of: result)
+    }
+
+    /// Runs one statement with parameters once, unprepared (statements whose text changes).
+    @discardableResult
+    func queryOnce(_ sql: String, _ params: [PGValue] = []) throws -> PGRows {
+        let conn = try live()
+        let result: OpaquePointer? = withArrayOfOptionalCStrings(params) { values in
+            lib.execParams(conn, sql, Int32(params.count), nil, values, nil, nil, 0)
+        }
+        defer { lib.clear(result) }
+        try check(result, sql: sql)
+        return rows(of: result)
+    }
+
+    private func rows(of result: OpaquePointer?) -> PGRows {
+        let n = lib.ntuples(result), m = lib.nfields(result)
+        var rows: [[String?]] = []
+        rows.reserveCapacity(Int(n))
+        for r in 0..<n {
+            var row: [String?] = []
+            row.reserveCapacity(Int(m))
+            for c in 0..<m {
+                if lib.getisnull(result, r, c) == 1 {
+                    row.append(nil)
+                } else if let value = lib.getvalue(result, r, c) {
+                    let length = Int(lib.getlength(result, r, c))
+                    row.append(value.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                    })
+                } else {
+                    row.append(nil)
+                }
+            }
+            rows.append(row)
+        }
+        let affected = lib.cmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        return PGRows(rows: rows, affected: affected)
+    }
+
+    /// Throws the error a failed result stands for.
+    private func check(_ result: OpaquePointer?, sql: String) throws {
+        let status = result.map { lib.resultStatus($0) } ?? -1
+        if status == LibPQ.commandOK || status == LibPQ.tuplesOK || status == 0 { return }
+        if isBroken || result == nil {
+            throw lost(during: inTransaction ? "a write" : "a read")
+        }
+        let state = lib.resultErrorField(result, LibPQ.diagSQLState).map { String(cString: $0) } ?? ""
+        let message = (lib.resultErrorField(result, Int32(UInt8(ascii: "M"))) ?? lib.resultErrorMessage(result))
+            .map { String(cString: $0) } ?? "unknown error"
+        throw Self.error(sqlState: state, message: message)
+    }
+
+    /// The error for a failed statement, by its SQLSTATE.
+    static func error(sqlState state: String, message: String) -> NotesError {
+        let said = "PostgreSQL: \(message) (SQLSTATE \(state))"
+        switch state {
+        case "40001", "40P01", "55P03":
+            return NotesError(.busy, "\(said); the write was rolled back: try it again", code: "write_conflict")
+        case "53100":
+            return NotesError(.storageFull, "\(said); the server's disk is full: nothing was written", code: "disk_full")
+        case "42501":
+            return NotesError(.storage, "\(said); this role lacks the grant (an administrator gives it with store.create_user)", code: "permission_denied")
+        case "25006":
+            return NotesError(.readOnly, "\(said); the server or session is read-only", code: "read_only")
+        case "57P01", "57P02", "57P03":
+            return NotesError(.unreachable, "\(said): the server is shutting down or starting", code: "connection_lost")
+        default:
+            if state.hasPrefix("08") {
+                return NotesError(.unreachable, said, code: "connection_lost")
+            }
+            return NotesError(.storage, said, code: "postgres_error")
+        }
+    }
+
+    private func lost(during what: String) -> NotesError {
+        let detail = conn.flatMap { lib.errorMessage($0) }.map { String(cString: $0) }?
+            .split(separator: "\n").first.map(String.init) ?? "the connection broke"
+        return NotesError(.unreachable, "the connection to the PostgreSQL server broke during \(what) (\(detail)); nothing of it was written, and the next call reconnects", code: "connection_lost")
+    }
+
+    /// The SQLSTATE class 23 (integrity) error of a unique violation, for callers that map it.
+    static func isUniqueViolation(_ error: NotesError) -> Bool {
+        error.kind == .storage && error.message.hasSuffix("(SQLSTATE 23505)")
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in one transaction, committing on success and rolling back on any error: a
+    /// failure leaves nothing written. Not retried when the connection breaks (`.unreachable`).
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        inTransaction = true
+        do {
+            let result = try body()
+            inTransaction = false
+            do {
+                try execute("COMMIT")
+            } catch let error as NotesError where error.kind == .unreachable {
+                throw NotesError(.unreachable, "the connection to the PostgreSQL server broke while committing a write: it may or may not have been written (\(error.message))", code: "commit_unknown")
+            }
+            return result
+        } catch {
+            inTransaction = false
+            if let conn, lib.status(conn) == LibPQ.connectionOK, lib.transactionStatus(conn) != LibPQ.transactionIdle {
+                _ = try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// Runs a read; when the connection turns out broken, reconnects and runs it once more.
+    func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NotesError where error.kind == .unreachable && !inTransaction {
+            try reconnect()
+            return try body()
+        }
+    }
+
+    // MARK: - Quoting (for statements that take no parameters: CREATE ROLE, GRANT)
+
+    /// `name` as a quoted SQL identifier.
+    func identifier(_ name: String) throws -> String {
+        let conn = try live()
+        guard let quoted = lib.escapeIdentifier(conn, name, name.utf8.count) else {
+            throw NotesError(.validation, "\(NotesError.shown(name)) cannot be a PostgreSQL name", field: "name")
+        }
+        defer { lib.freemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// `text` as a quoted SQL string literal.
+    func literal(_ text: String) throws -> String {
+        let conn = try live()
+        guard let quoted = lib.escapeLiteral(conn, text, text.utf8.count) else {
+            throw NotesError(.validation, "the text cannot be quoted for PostgreSQL", field: "text")
+        }
+        defer { lib.freemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// `password` hashed the way the server stores it (SCRAM-SHA-256 by default), so the clear
+    /// text never reaches the server's logs.
+    func encryptedPassword(_ password: String, user: String) throws -> String {
+        let conn = try live()
+        guard let hashed = lib.encryptPasswordConn(conn, password, user, nil) else {
+            throw NotesError(.storage, "libpq could not hash the password: \(lib.errorMessage(conn).map { String(cString: $0) } ?? "")")
+        }
+        defer { lib.freemem(hashed) }
+        return String(cString: hashed)
+    }
+
+    // MARK: - Notifications
+
+    /// The socket of the connection, to wait on for notifications (-1 when closed).
+    var socket: Int32 { conn.map { lib.socket($0) } ?? -1 }
+
+    /// The channels of the notifications that arrived since the last call (reads what is waiting on
+    /// the socket, without blocking).
+    func notifications() throws -> [String] {
+        let conn = try live()
+        if lib.consumeInput(conn) == 0 { throw lost(during: "waiting for notifications") }
+        var channels: [String] = []
+        while let raw = lib.notifies(conn) {
+            let name = raw.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self).pointee.map { String(cString: $0) } ?? ""
+            lib.freemem(raw)
+            channels.append(name)
+        }
+        return channels
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+func withArrayOfCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    withArrayOfOptionalCStrings(strings.map { Optional($0) }, body)
+}
+
+/// Calls `body` with an array of C strings (NULL for nil), NULL-terminated.
+func withArrayOfOptionalCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+    defer { for copy in copies { free(copy) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
