@@ -195,9 +195,9 @@ int32_t nk_arrow_outstanding(int64_t *out_count);
  * *out_store: owned, close with nk_store_close. */
 int32_t nk_store_open(const char *path, int32_t flags, int32_t mode, nk_store **out_store);
 
-/* Creates the PostgreSQL login role name (with password, nullable: none) as a user of the store:
+/* Creates the PostgreSQL login role name with password (nullable: no password) as a user of the store:
  * it sees and changes only its own rows. Only the store's administrator (the role that created it,
- * with CREATEROLE) may; NK_E_CONFLICT if the role exists, NK_E_INVALID_ARGUMENT for a SQLite store. */
+ * with CREATEROLE) may; NK_E_CONFLICT if the role exists, NK_E_VALIDATION for a SQLite store. */
 int32_t nk_store_create_user(nk_store *store, const char *name, const char *password);
 
 /* The files of the store at path (the store, its -wal and -shm) whose permissions let other

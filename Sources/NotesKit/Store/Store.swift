@@ -123,7 +123,7 @@ public final class Store: @unchecked Sendable {
         try locked {
             guard let postgres else {
                 if connection == nil { throw NotesError(.closed, "the store is closed") }
-                throw NotesError(.invalidArgument, "this is a SQLite store; only a store on a PostgreSQL server has users", code: "not_postgres")
+                throw NotesError(.validation, "this is a SQLite store; only a store on a PostgreSQL server has users", code: "not_postgres")
             }
             return try body(postgres)
         }

@@ -149,8 +149,9 @@ def test_create_user_refuses_bad_names_and_a_sqlite_store(pg_database: str, db_p
         with pytest.raises(nk.ValidationError):
             store.create_user(new_role(), password="")
     with nk.Store.open(db_path) as sqlite_store:
-        with pytest.raises(nk.InvalidArgumentError):
+        with pytest.raises(nk.ValidationError) as caught:
             sqlite_store.create_user("alice")
+        assert caught.value.code == "not_postgres"
 
 
 def test_a_second_role_sees_and_changes_none_of_the_first_roles_rows_through_sql(pg_cluster: Any, pg_database: str) -> None:

@@ -19,7 +19,7 @@ extension Store {
     /// password; the role then logs in only where the server trusts it), as a member of the
     /// store's group role: it may use the store and sees only its own rows. Only the store's
     /// administrator (the role that created it, which needs CREATEROLE) can; `.conflict` when the
-    /// role exists, `.invalidArgument` on a SQLite store.
+    /// role exists, `.validation` (`not_postgres`) on a SQLite store.
     public func createUser(name: String, password: String? = nil) throws {
         if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to add users") }
         try withPostgres { db in try PostgresSchema.createUser(db, name: name, password: password) }

@@ -175,7 +175,7 @@ class Store(_Handle):
         user of this store: it sees and changes only its own rows, through NotesKit and through SQL.
 
         Only the store's administrator — the role that created it, which needs ``CREATEROLE`` —
-        can. Raises :class:`ConflictError` when the role exists, :class:`InvalidArgumentError` for
+        can. Raises :class:`ConflictError` when the role exists, :class:`ValidationError` for
         a store that is not on PostgreSQL.
         """
         _ffi.check(_ffi.nk_store_create_user(self.handle, _ffi.text(name, "name"), _ffi.optional_text(password, "password")))
