@@ -43,14 +43,15 @@ public final class Store: @unchecked Sendable {
     /// How far a returned write is kept: ``Durability/durable`` unless opened otherwise.
     public let durability: Durability
 
-    private init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
+    /// A store over `connection` (any backend: see `Database.swift`), set up by the backend (its
+    /// settings and migrations). `path` is the SQLite file, nil for another backend or in memory.
+    init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
         self.connection = connection
         self.isReadOnly = readOnly
         self.durability = durability
         do {
-            try Store.configure(connection, inMemory: path == nil, readOnly: readOnly, durability: durability)
-            try Store.migrate(connection, readOnly: readOnly)
+            try connection.database.setUp(connection, readOnly: readOnly, durability: durability)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
         } catch {
             connection.close()

@@ -1,14 +1,17 @@
 import CSQLite
 
-/// One SQLite connection with a cache of prepared statements.
+/// The SQLite backend of the storage seam (see `Store/Database.swift`): one SQLite connection.
 ///
-/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock. This is the only
-/// type that calls SQLite's C API; everything above speaks SQL through it.
-final class Connection {
+/// The only type, with ``SQLiteStatement``, that calls SQLite's C API. Not thread-safe: a
+/// ``Store`` owns it (through its ``Connection``) and serializes every use behind its lock.
+final class SQLiteConnection: DatabaseConnection {
     let db: OpaquePointer
-    private var statements: [String: Statement] = [:]
-    /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
-    private var inUse: [Statement] = []
+    let sql = StoreSQL.sqlite
+    let isInMemory: Bool
+    /// BEGIN IMMEDIATE and COMMIT, prepared once: parsing them on every write costs a small write
+    /// (one chat message) about a tenth of its time.
+    private var beginStatement: OpaquePointer?
+    private var commitStatement: OpaquePointer?
 
     /// Opens (or creates) the database at `path`; `":memory:"` gives a private in-memory database.
     /// A read-only connection never creates or writes the file.
@@ -20,16 +23,19 @@ final class Connection {
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            throw Connection.error(code: rc, message: "cannot open \(NotesError.shown(path)): \(message)")
+            throw SQLiteConnection.error(code: rc, message: "cannot open \(NotesError.shown(path)): \(message)")
         }
         db = handle
+        isInMemory = path == ":memory:"
         sqlite3_extended_result_codes(db, 1)
     }
 
-    /// Finalizes every statement and closes the database.
+    /// Closes the database (the ``Connection`` finalizes its statements first).
     func close() {
-        for statement in statements.values { statement.finalize() }
-        statements.removeAll()
+        sqlite3_finalize(beginStatement)
+        sqlite3_finalize(commitStatement)
+        beginStatement = nil
+        commitStatement = nil
         sqlite3_close_v2(db)
     }
 
@@ -40,56 +46,39 @@ final class Connection {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(message)
-            throw Connection.error(code: rc, message: text)
+            throw SQLiteConnection.error(code: rc, message: text)
         }
     }
 
-    /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
-    func prepare(_ sql: String) throws -> Statement {
-        if let cached = statements[sql] {
-            cached.reset()
-            if !cached.inUse {
-                cached.inUse = true
-                inUse.append(cached)
-            }
-            return cached
-        }
+    func prepare(_ sql: String) throws -> any DatabaseStatement { try prepareSQLite(sql) }
+
+    /// A new prepared statement (the ``Connection`` caches it).
+    func prepareSQLite(_ sql: String) throws -> SQLiteStatement {
         var raw: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard rc == SQLITE_OK, let raw else { throw lastError(rc) }
-        let statement = Statement(raw, connection: self)
-        statements[sql] = statement
-        statement.inUse = true
-        inUse.append(statement)
-        return statement
+        return SQLiteStatement(raw, db: db)
     }
 
-    /// Resets every statement used since the last call, so that none keeps a read transaction (and
-    /// with it an old snapshot of the file) open between calls. The store calls it after each use.
-    func finishStatements() {
-        for statement in inUse {
-            statement.reset()
-            statement.inUse = false
-        }
-        inUse.removeAll(keepingCapacity: true)
+    func begin() throws { try run(&beginStatement, "BEGIN IMMEDIATE") }
+
+    func commit() throws { try run(&commitStatement, "COMMIT") }
+
+    func rollback() {
+        if sqlite3_get_autocommit(db) == 0 { _ = try? execute("ROLLBACK") }
     }
 
-    /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committing on success and rolling back
-    /// on any error, so that a failure leaves nothing half-written.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        // BEGIN and COMMIT as cached statements: parsing them on every write costs a small write
-        // (one chat message) about a tenth of its time.
-        try prepare("BEGIN IMMEDIATE").run()
-        do {
-            let result = try body()
-            finishStatements()
-            try prepare("COMMIT").run()
-            return result
-        } catch {
-            finishStatements()
-            if sqlite3_get_autocommit(db) == 0 { _ = try? execute("ROLLBACK") }
-            throw error
-        }
+    private func run(_ cached: inout OpaquePointer?, _ sql: String) throws {
+        if cached == nil { cached = try prepareSQLite(sql).raw }
+        let statement = SQLiteStatement(cached!, db: db)  // set just above
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Configures the connection and brings the schema up to date (see `SQLiteMigrations.swift`).
+    func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws {
+        try SQLiteSchema.configure(connection, inMemory: isInMemory, readOnly: readOnly, durability: durability)
+        try SQLiteSchema.migrate(connection, readOnly: readOnly)
     }
 
     /// Adds the SQL function `nk_uid(text)`: the 16 bytes of a UUID string, as uid columns store
@@ -116,8 +105,10 @@ final class Connection {
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
     var changes: Int { Int(sqlite3_changes(db)) }
 
-    func lastError(_ rc: Int32) -> NotesError {
-        Connection.error(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), fallback: rc)
+    func lastError(_ rc: Int32) -> NotesError { SQLiteConnection.lastError(db, rc) }
+
+    static func lastError(_ db: OpaquePointer, _ rc: Int32) -> NotesError {
+        error(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), fallback: rc)
     }
 
     /// Maps an SQLite result code to the NotesError kind a caller can act on, keeping the code.
@@ -144,157 +135,99 @@ final class Connection {
     }
 }
 
+extension Connection {
+    /// The SQLite connection under `self`, for SQLite's own migrations (nil on another backend).
+    var sqlite: SQLiteConnection? { database as? SQLiteConnection }
+
+    /// See ``SQLiteConnection/addUIDFunction()``.
+    func addUIDFunction() throws {
+        guard let sqlite else { throw NotesError(.internalError, "nk_uid is a function of the SQLite backend") }
+        try sqlite.addUIDFunction()
+    }
+
+    /// A connection to the SQLite database at `path` (see ``SQLiteConnection/init(path:readOnly:)``).
+    convenience init(path: String, readOnly: Bool = false) throws {
+        self.init(try SQLiteConnection(path: path, readOnly: readOnly))
+    }
+}
+
 /// A valid pointer to an empty C string (the literal lives in the binary's read-only data), for
 /// binding empty text and blobs, whose buffers may have no base address.
 private var emptyCString: UnsafePointer<CChar> {
     UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
-/// A prepared statement. Bind parameters are 1-based, columns 0-based, as in SQLite.
-final class Statement {
-    private var raw: OpaquePointer?
-    private unowned let connection: Connection
-    /// Listed in the connection's statements to reset after the current call.
-    var inUse = false
-    /// A failed bind since the last reset, reported by the next `step`.
-    private var bindFailure: Int32 = SQLITE_OK
+/// One prepared SQLite statement: bind parameters are 1-based, columns 0-based, as in SQLite.
+///
+/// A plain value (two pointers): ``Statement`` holds it directly and calls it without a dynamic
+/// dispatch, so a column read costs what `sqlite3_column_*` costs.
+struct SQLiteStatement: DatabaseStatement {
+    let raw: OpaquePointer
+    let db: OpaquePointer
 
-    init(_ raw: OpaquePointer, connection: Connection) {
+    init(_ raw: OpaquePointer, db: OpaquePointer) {
         self.raw = raw
-        self.connection = connection
+        self.db = db
     }
 
-    func finalize() {
-        sqlite3_finalize(raw)
-        raw = nil
-    }
+    func finalize() { sqlite3_finalize(raw) }
 
     func reset() {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
-        bindFailure = SQLITE_OK
     }
 
-    @discardableResult
-    func bind(_ index: Int32, _ value: Int64?) -> Statement {
+    func bind(_ index: Int32, int64 value: Int64?) throws {
         if let value { sqlite3_bind_int64(raw, index, value) } else { sqlite3_bind_null(raw, index) }
-        return self
     }
 
-    @discardableResult
-    func bind(_ index: Int32, _ value: String?) -> Statement {
+    func bind(_ index: Int32, text value: String?) throws {
         guard var value else {
             sqlite3_bind_null(raw, index)
-            return self
+            return
         }
-        value.withUTF8 { utf8 in
+        let rc = value.withUTF8 { utf8 in
             utf8.withMemoryRebound(to: CChar.self) { chars in
                 // An empty buffer may have no address; SQLite needs a non-NULL pointer for "".
                 // The 64-bit call takes any length (no Int32 conversion to trap on); SQLite refuses
-                // text over its limit with SQLITE_TOOBIG, which `step` then reports.
-                let rc = sqlite3_bind_text64(raw, index, chars.baseAddress ?? emptyCString, UInt64(chars.count),
-                                             csqlite_transient(), UInt8(SQLITE_UTF8))
-                if rc != SQLITE_OK { bindFailure = rc }
+                // text over its limit with SQLITE_TOOBIG.
+                sqlite3_bind_text64(raw, index, chars.baseAddress ?? emptyCString, UInt64(chars.count),
+                                    csqlite_transient(), UInt8(SQLITE_UTF8))
             }
         }
-        return self
+        if rc != SQLITE_OK { throw bindError(rc) }
     }
 
-    @discardableResult
-    func bind(_ index: Int32, blob: [UInt8]) -> Statement {
-        blob.withUnsafeBytes { bytes in
-            // An empty blob still needs a non-NULL pointer, or SQLite stores NULL.
-            _ = sqlite3_bind_blob(raw, index, bytes.baseAddress ?? UnsafeRawPointer(emptyCString), Int32(bytes.count), csqlite_transient())
-        }
-        return self
+    func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) throws {
+        // An empty blob still needs a non-NULL pointer, or SQLite stores NULL.
+        let rc = sqlite3_bind_blob64(raw, index, bytes.baseAddress ?? UnsafeRawPointer(emptyCString), UInt64(bytes.count), csqlite_transient())
+        if rc != SQLITE_OK { throw bindError(rc) }
     }
 
-    // MARK: - Uids
-    //
-    // Every uid column (articles, drafts, conversations, messages, the change feed's deletes) stores
-    // the UUID as 16 bytes (a BLOB), not its 36 characters of text; the API keeps the text. Every
-    // SQL site that writes or reads a uid goes through these two.
-
-    /// Binds a UUID string (`0b6f6c1e-…`) as its 16 bytes. A string that is not a UUID fails the
-    /// next `step` with `.validation` (callers normalize uids first, so only a bug gets there).
-    @discardableResult
-    func bind(_ index: Int32, uid: String) -> Statement {
-        guard let (high, low) = UID.halves(uid) else {
-            bindFailure = SQLITE_MISMATCH
-            return self
-        }
+    /// A uid as its 16 bytes (a BLOB): see ``Statement/bind(_:uid:)``.
+    func bind(_ index: Int32, uid high: UInt64, _ low: UInt64) throws {
         var bytes = (high.bigEndian, low.bigEndian)
-        withUnsafeBytes(of: &bytes) { raw in
-            _ = sqlite3_bind_blob(self.raw, index, raw.baseAddress, 16, csqlite_transient())
-        }
-        return self
+        _ = withUnsafeBytes(of: &bytes) { sqlite3_bind_blob(raw, index, $0.baseAddress, 16, csqlite_transient()) }
     }
 
-    /// The UUID string of a uid column (16 bytes). A column holding anything else (only a damaged
-    /// or foreign-written file has one) is read as its text, so a read never fails on it.
-    func uid(_ column: Int32) -> String {
-        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 16,
-              let p = sqlite3_column_blob(raw, column) else { return text(column) }
-        let high = UInt64(bigEndian: p.loadUnaligned(as: UInt64.self))
-        let low = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        return UID.text(high: high, low: low)
-    }
-
-    /// The 16 bytes of a uid column, or nil when it holds anything else.
-    private func uidBytes(_ column: Int32) -> UnsafeRawPointer? {
-        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 16 else { return nil }
-        return sqlite3_column_blob(raw, column)
-    }
-
-    /// A uid column as the UUID text the API shows (`0b6f6c1e-…`, 36 bytes), formatted in place
-    /// without a `String`; a column that is not 16 bytes (a damaged file) as its stored text.
-    func withUIDText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        guard let bytes = uidBytes(column) else { return try withUTF8(column) { try body(UnsafeRawBufferPointer($0)) } }
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
-        return try withUnsafeMutableBytes(of: &text) { out in
-            var at = 0
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
-                let byte = bytes.load(fromByteOffset: i, as: UInt8.self)
-                out[at] = hexDigits[Int(byte >> 4)]
-                out[at + 1] = hexDigits[Int(byte & 0x0F)]
-                at += 2
-            }
-            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
-        }
-    }
-
-    func optionalUID(_ column: Int32) -> String? {
-        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : uid(column)
+    private func bindError(_ rc: Int32) -> NotesError {
+        if rc == SQLITE_TOOBIG { return NotesError(.validation, "a text is too long to store (SQLite takes at most 1 000 000 000 bytes)") }
+        return SQLiteConnection.error(code: rc, message: "cannot pass a value to SQLite")
     }
 
     /// Advances to the next row: true while there is one.
     func step() throws -> Bool {
-        if bindFailure != SQLITE_OK {
-            let rc = bindFailure
-            bindFailure = SQLITE_OK
-            if rc == SQLITE_TOOBIG { throw NotesError(.validation, "a text is too long to store (SQLite takes at most 1 000 000 000 bytes)") }
-            if rc == SQLITE_MISMATCH { throw NotesError.validation("uid", "a uid must be a UUID like 0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e") }
-            throw Connection.error(code: rc, message: "cannot pass a value to SQLite")
-        }
         let rc = sqlite3_step(raw)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        let error = connection.lastError(rc)
+        let error = SQLiteConnection.lastError(db, rc)
         sqlite3_reset(raw)
         throw error
     }
 
-    /// Runs a statement that returns no rows.
-    func run() throws {
-        while try step() {}
-    }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
-
-    func optionalInt64(_ column: Int32) -> Int64? {
-        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, column)
-    }
 
     func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(raw, column) else { return "" }
@@ -302,30 +235,23 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    /// Calls `body` with the column's UTF-8 bytes in place (valid until the next step or reset).
     func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         let p = sqlite3_column_text(raw, column)
         let n = Int(sqlite3_column_bytes(raw, column))
         return try body(UnsafeBufferPointer(start: p, count: p == nil ? 0 : n))
     }
 
-    /// Calls `body` with the column's bytes in place (valid until the next step or reset).
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let p = sqlite3_column_blob(raw, column)
         let n = Int(sqlite3_column_bytes(raw, column))
         return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : n))
     }
 
-    func optionalBlob(_ column: Int32) -> [UInt8]? {
-        guard sqlite3_column_type(raw, column) != SQLITE_NULL else { return nil }
-        return withBlob(column) { Array($0) }
-    }
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
-
-    func optionalText(_ column: Int32) -> String? {
-        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
+    /// The two halves of a uid column (16 bytes, big-endian), or nil when it holds anything else.
+    func uid(_ column: Int32) -> (high: UInt64, low: UInt64)? {
+        guard sqlite3_column_type(raw, column) == SQLITE_BLOB, sqlite3_column_bytes(raw, column) == 16,
+              let p = sqlite3_column_blob(raw, column) else { return nil }
+        return (UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 }
-
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
