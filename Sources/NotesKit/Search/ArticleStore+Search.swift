@@ -31,19 +31,7 @@ extension ArticleStore {
         return Page(items: Array(hits.prefix(limit)), nextCursor: next)
     }
 
-    // MARK: - Index upkeep (called inside the write transactions of ArticleStore)
-
-    static func searchDocument(_ article: Article) -> SearchIndex.Document {
-        SearchIndex.Document(id: article.id, fields: [(SearchIndex.title, article.title), (SearchIndex.content, article.content)])
-    }
-
-    static func indexChange(_ tx: WriteContext, from old: Article, to new: Article) throws {
-        try tx.indexWillChange(.articles, searchDocument(old), newBytes: new.title.utf8.count + new.content.utf8.count)
-    }
-
-    static func indexRemove(_ tx: WriteContext, _ article: Article) throws {
-        try tx.indexWillChange(.articles, searchDocument(article))
-    }
+    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
 
     static func rebuildIndex(_ db: Connection) throws {
         try SearchIndex.articles.rebuild(db)

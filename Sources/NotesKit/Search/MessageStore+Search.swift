@@ -30,23 +30,7 @@ extension MessageStore {
         return Page(items: Array(hits.prefix(limit)), nextCursor: next)
     }
 
-    // MARK: - Index upkeep (called inside the write transactions of MessageStore and ConversationStore)
-
-    static func searchDocument(_ message: Message) -> SearchIndex.Document {
-        SearchIndex.Document(id: message.id, fields: [(SearchIndex.content, message.content)])
-    }
-
-    /// Removes messages from the index: a few become pending; many (a conversation) leave the
-    /// index at once, in one pass over their grams' postings.
-    static func indexRemove(_ tx: WriteContext, _ messages: [(id: Int64, content: String)]) throws {
-        let documents = messages.map { SearchIndex.Document(id: $0.id, fields: [(SearchIndex.content, $0.content)]) }
-        guard documents.count > 64 else {
-            for document in documents { try tx.indexWillChange(.messages, document) }
-            return
-        }
-        let through = try SearchIndex.messages.indexedThrough(tx.connection)
-        try SearchIndex.messages.remove(tx.connection, documents.filter { $0.id <= through }.map { ($0.id, SearchIndex.grams(of: $0)) })
-    }
+    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
 
     static func rebuildIndex(_ db: Connection) throws {
         try SearchIndex.messages.rebuild(db)

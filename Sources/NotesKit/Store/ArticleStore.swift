@@ -120,8 +120,7 @@ public struct ArticleStore: Sendable {
                 for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
             }
             for index in whole..<prepared.count { try insertOne(index) }
-            try tx.recordCreated("article", ids: prepared.map(\.id), uids: prepared.map(\.uid), revision: 1)
-            for article in prepared { try tx.indexLater(article: article) }
+            try tx.announce(.articlesCreated(prepared))
             return prepared
         }
     }
@@ -170,16 +169,15 @@ public struct ArticleStore: Sendable {
             let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
             stmt.bind(1, id)
             try stmt.run()
-            try Self.indexRemove(tx, article)
-            try tx.record("article", .delete, id: id, uid: article.uid, revision: article.revision)
+            try tx.announce(.articleDeleted(article))
         }
     }
 
     // MARK: - Rows written
     //
-    // Every write of an article row goes through `insert`, `overwrite` or `delete` below, so the
-    // change feed (and anything else that follows articles) sees each one, from every caller:
-    // the editor, bulk create, saved drafts and imports.
+    // Every write of an article row is announced to the write's observers (`WriteObserver.swift`:
+    // the change feed and the search index), from every caller: the editor, bulk create, saved
+    // drafts and imports.
 
     /// Inserts `article` with its uid, times and revision as given, and records the creation.
     /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
@@ -189,12 +187,10 @@ public struct ArticleStore: Sendable {
             .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
         try insert.run()
         guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
-        try tx.record("article", .create, id: id, uid: article.uid, revision: article.revision)
-        var indexed = article
-        indexed.id = id
-        try tx.indexLater(article: indexed)
-        return id
+        var inserted = article
+        inserted.id = tx.connection.lastInsertRowID
+        try tx.announce(.articlesCreated([inserted]))
+        return inserted.id
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.
@@ -204,8 +200,7 @@ public struct ArticleStore: Sendable {
         stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
             .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)
         try stmt.run()
-        try indexChange(tx, from: before, to: article)
-        try tx.record("article", .update, id: article.id, uid: article.uid, revision: article.revision)
+        try tx.announce(.articleUpdated(from: before, to: article))
     }
 
     // MARK: - Rows

@@ -55,7 +55,7 @@ public struct ConversationStore: Sendable {
             insert.bind(1, uid: uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
             try insert.run()
             let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
-            try tx.record("conversation", .create, id: conversation.id, uid: uid, revision: nil)
+            try tx.announce(.conversationCreated(id: conversation.id, uid: uid))
             try Self.touch(tx, conversation.id, at: tx.now)
             return conversation
         }
@@ -73,7 +73,7 @@ public struct ConversationStore: Sendable {
             stmt.bind(1, title).bind(2, id)
             try stmt.run()
             conversation.title = title
-            try tx.record("conversation", .update, id: id, uid: conversation.uid, revision: nil)
+            try tx.announce(.conversationUpdated(id: id, uid: conversation.uid))
             return conversation
         }
     }
@@ -89,21 +89,14 @@ public struct ConversationStore: Sendable {
             let conversation = try Self.require(tx.connection, id)
             let select = try tx.prepare("SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
             select.bind(1, id)
-            var messages: [(Int64, String)] = []
-            var texts: [(id: Int64, content: String)] = []
-            while try select.step() {
-                messages.append((select.int64(0), select.uid(1)))
-                texts.append((select.int64(0), select.text(2)))
-            }
-            for (messageId, uid) in messages {
-                try tx.record("message", .delete, id: messageId, uid: uid, revision: nil)
-            }
-            try MessageStore.indexRemove(tx, texts)
+            var messages: [(id: Int64, uid: String, content: String)] = []
+            while try select.step() { messages.append((select.int64(0), select.uid(1), select.text(2))) }
+            try tx.announce(.messagesDeleted(messages))
             // The messages go by ON DELETE CASCADE.
             let delete = try tx.prepare("DELETE FROM conversations WHERE id = ?")
             delete.bind(1, id)
             try delete.run()
-            try tx.record("conversation", .delete, id: id, uid: conversation.uid, revision: nil)
+            try tx.announce(.conversationDeleted(id: id, uid: conversation.uid))
         }
     }
 
@@ -119,7 +112,7 @@ public struct ConversationStore: Sendable {
         try stmt.run()
         guard tx.connection.changes == 1 else { return nil }
         let id = tx.connection.lastInsertRowID
-        try tx.record("conversation", .create, id: id, uid: conversation.uid, revision: nil)
+        try tx.announce(.conversationCreated(id: id, uid: conversation.uid))
         try touch(tx, id, at: conversation.lastActivityAt)
         return id
     }
@@ -131,7 +124,7 @@ public struct ConversationStore: Sendable {
         stmt.bind(1, conversation.title).bind(2, conversation.createdAt.milliseconds)
             .bind(3, conversation.lastActivityAt.milliseconds).bind(4, conversation.id)
         try stmt.run()
-        try tx.record("conversation", .update, id: conversation.id, uid: conversation.uid, revision: nil)
+        try tx.announce(.conversationUpdated(id: conversation.id, uid: conversation.uid))
     }
 
     /// Dates a conversation an import just created (without a creation time) by its earliest

@@ -166,8 +166,7 @@ public struct MessageStore: Sendable {
                 for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
             }
             for index in whole..<prepared.count { try insertOne(index) }
-            try tx.recordCreated("message", ids: prepared.map(\.id), uids: prepared.map(\.uid))
-            try tx.indexLater(messages: prepared)
+            try tx.announce(.messagesCreated(prepared))
             // Imported older messages leave the conversation where it is in the list.
             if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
@@ -188,8 +187,7 @@ public struct MessageStore: Sendable {
             let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
             delete.bind(1, id)
             try delete.run()
-            try Self.indexRemove(tx, [(id, content)])
-            try tx.record("message", .delete, id: id, uid: uid, revision: nil)
+            try tx.announce(.messagesDeleted([(id, uid, content)]))
         }
     }
 
@@ -206,12 +204,10 @@ public struct MessageStore: Sendable {
             .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
         try stmt.run()
         guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
-        try tx.record("message", .create, id: id, uid: message.uid, revision: nil)
-        var indexed = message
-        indexed.id = id
-        try tx.indexLater(messages: [indexed])
-        return id
+        var inserted = message
+        inserted.id = tx.connection.lastInsertRowID
+        try tx.announce(.messagesCreated([inserted]))
+        return inserted.id
     }
 
     /// The message with `uid` (lower-case), or nil. O(log n).

@@ -48,15 +48,16 @@ public final class Store: @unchecked Sendable {
     /// How far a returned write is kept: ``Durability/durable`` unless opened otherwise.
     public let durability: Durability
 
-    private init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
+    /// A store over `connection` (any backend: see `Database.swift`), set up by the backend (its
+    /// settings and migrations). `path` is the SQLite file, nil for another backend or in memory.
+    init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
         self.uri = nil
         self.connection = connection
         self.isReadOnly = readOnly
         self.durability = durability
         do {
-            try Store.configure(connection, inMemory: path == nil, readOnly: readOnly, durability: durability)
-            try Store.migrate(connection, readOnly: readOnly)
+            try connection.database.setUp(connection, readOnly: readOnly, durability: durability)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
         } catch {
             connection.close()
@@ -211,8 +212,7 @@ public final class Store: @unchecked Sendable {
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
                 let result = try body(context)
-                try context.flushFeed()
-                try context.flushSearch()
+                try context.beforeCommit()
                 return result
             }
             if context.overflowed, let first = context.firstSeq, !subscribers.withLock({ $0.isEmpty }) {
@@ -297,7 +297,8 @@ public final class Store: @unchecked Sendable {
 
 }
 
-/// What a write transaction sees: the connection, the time of the write, and the change feed.
+/// What a write transaction sees: the connection, the time of the write, and the observers of
+/// what it writes (the change feed first, then the search index: see `WriteObserver.swift`).
 final class WriteContext {
     /// The most changes of one transaction kept in memory for the subscribers; past it they are
     /// read back from the feed after the commit, so a bulk import runs in bounded memory.
@@ -306,57 +307,32 @@ final class WriteContext {
     let connection: Connection
     /// One instant for the whole transaction, so every row it writes carries the same time.
     let now = Timestamp.now()
-    /// The transaction's changes, while there are at most ``maxBufferedChanges`` of them.
-    private(set) var changes: [Change] = []
-    /// The seqs of the transaction's first and last change (`lastSeq` 0 before any).
-    private(set) var firstSeq: Int64?
-    private(set) var lastSeq: Int64 = 0
-    /// True once the transaction recorded more changes than are buffered.
-    private(set) var overflowed = false
-    /// New records' texts to index in one batch before the transaction commits (see
-    /// `WriteContext+Search.swift`).
-    var pendingSearch = PendingSearch()
+    /// The change feed: the first observer; its seqs also order the conversations' activity.
+    let feed = FeedRecorder()
+    private let observers: [any WriteObserver]
 
-    init(connection: Connection) { self.connection = connection }
+    init(connection: Connection) {
+        self.connection = connection
+        observers = [feed] + WriteContext.makeObservers()
+    }
 
     func prepare(_ sql: String) throws -> Statement { try connection.prepare(sql) }
 
-    /// The seq the next change gets (0 until the first change of the transaction reads it).
-    private var nextSeq: Int64 = 0
-    /// The changes recorded but not yet written to the feed: one row per run (see ``Feed``).
-    private var run = FeedRun()
-
-    /// Appends one change to the feed, in the same transaction as the write it describes. Changes
-    /// of one kind (and revision) in a row share one feed row, written when the run ends.
-    func record(_ entity: String, _ operation: Change.Operation, id: Int64, uid: String, revision: Int64?) throws {
-        guard let kind = Feed.kind(entity, operation) else { throw NotesError(.internalError, "no feed kind for \(entity) \(operation)") }
-        if nextSeq == 0 { nextSeq = try Feed.lastSeq(connection) + 1 }
-        let seq = nextSeq
-        nextSeq += 1
-        if !run.accepts(kind: kind, revision: revision, at: now.milliseconds) { try run.write(connection) }
-        run.append(kind: kind, revision: revision, at: now.milliseconds, seq: seq, id: id, uid: operation == .delete ? uidBytes(uid) : nil)
-        recorded(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: now))
+    /// Tells every observer what the write just did to a record.
+    func announce(_ change: RecordChange) throws {
+        for observer in observers { try observer.observe(change, in: self) }
     }
 
-    /// Records one `create` per (id, uid), in order: one feed row for a run of consecutive ids.
-    func recordCreated(_ entity: String, ids: [Int64], uids: [String], revision: Int64? = nil) throws {
-        if !overflowed { changes.reserveCapacity(min(changes.count + ids.count, Self.maxBufferedChanges)) }
-        for k in ids.indices { try record(entity, .create, id: ids[k], uid: uids[k], revision: revision) }
+    /// Lets every observer finish its part of the transaction (called before it commits).
+    func beforeCommit() throws {
+        for observer in observers { try observer.beforeCommit(self) }
     }
 
-    /// Writes the last run of changes to the feed (before the transaction commits).
-    func flushFeed() throws { try run.write(connection) }
-
-    /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
-    private func recorded(_ change: Change) {
-        if firstSeq == nil { firstSeq = change.seq }
-        lastSeq = change.seq
-        if overflowed { return }
-        if changes.count < Self.maxBufferedChanges {
-            changes.append(change)
-        } else {
-            overflowed = true
-            changes = []
-        }
-    }
+    /// The transaction's changes, while there are at most ``maxBufferedChanges`` of them.
+    var changes: [Change] { feed.changes }
+    /// The seqs of the transaction's first and last change (`lastSeq` 0 before any).
+    var firstSeq: Int64? { feed.firstSeq }
+    var lastSeq: Int64 { feed.lastSeq }
+    /// True once the transaction recorded more changes than are buffered.
+    var overflowed: Bool { feed.overflowed }
 }

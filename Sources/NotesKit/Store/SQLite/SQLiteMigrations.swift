@@ -1,4 +1,5 @@
-/// A named, forward-only schema step. Applied once, in order, and recorded in `migrations`.
+/// A named, forward-only schema step of one backend. Applied once, in order, and recorded in the
+/// backend's list of applied migrations (SQLite: table `migrations`).
 ///
 /// `then` runs after the SQL, in the same transaction, for what SQL alone cannot do (building a
 /// search index over the rows a store already has).
@@ -11,7 +12,12 @@ struct Migration: Sendable {
     var rebuildsTables = false
 }
 
-extension Store {
+/// The SQLite backend's schema: its connection settings and its own forward-only migrations.
+///
+/// A new migration is appended to ``migrations`` (named `NNNN_words`, the next number); SQLite
+/// records each applied one by name in table `migrations`, and a store holding a name this list
+/// does not know was written by a newer NotesKit and is refused.
+enum SQLiteSchema {
     /// `PRAGMA application_id` of a NotesKit store ("NKST").
     static let applicationID: Int64 = 0x4E4B_5354
 
@@ -130,13 +136,13 @@ extension Store {
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {
-        try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
         // application's database is refused here, before switching to WAL would alter its header.
         try refuseForeignDatabase(db)
         // Freed pages can be given back without rewriting the file (`Store.compact`). Takes effect
         // only on a new, empty file (a store made before it is switched by one VACUUM).
-        if !readOnly, try scalar(db, "PRAGMA page_count") == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
+        if !readOnly, try Store.scalar(db, "PRAGMA page_count") == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
         // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost. The
@@ -153,7 +159,7 @@ extension Store {
     static func migrate(_ db: Connection, readOnly: Bool) throws {
         if readOnly { return try checkSchema(db) }
         if try isCurrent(db) { return }
-        let hasList = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
+        let hasList = try Store.scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
         let done = hasList ? try appliedMigrations(db) : []
         let rebuilds = migrations.contains { $0.rebuildsTables && !done.contains($0.name) }
         if rebuilds { try db.execute("PRAGMA foreign_keys = OFF") }
@@ -179,10 +185,10 @@ extension Store {
             // Give the old tables' pages back: at once in incremental mode, else by the one VACUUM
             // that switches the store to it (a store made before; `compact()` does it if this is
             // interrupted, or fails, e.g. on a full disk: the migration itself has committed).
-            if try scalar(db, "PRAGMA auto_vacuum") == 2 {
+            if try Store.scalar(db, "PRAGMA auto_vacuum") == 2 {
                 _ = try? db.execute("PRAGMA incremental_vacuum")
             } else {
-                _ = try? vacuumIntoIncrementalMode(db)
+                _ = try? Store.vacuumIntoIncrementalMode(db)
             }
         }
     }
@@ -202,8 +208,8 @@ extension Store {
 
     /// True when the file is a NotesKit store with exactly this library's migrations applied.
     static func isCurrent(_ db: Connection) throws -> Bool {
-        guard try scalar(db, "PRAGMA application_id") == applicationID,
-              try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
+        guard try Store.scalar(db, "PRAGMA application_id") == applicationID,
+              try Store.scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'") == 1
         else { return false }
         return try appliedMigrations(db) == migrations.map(\.name)
     }
@@ -220,9 +226,9 @@ extension Store {
     /// Refuses a database that another application made (a foreign `application_id`, or tables
     /// without NotesKit's id), without writing anything to it.
     static func refuseForeignDatabase(_ db: Connection) throws {
-        let appID = try scalar(db, "PRAGMA application_id")
+        let appID = try Store.scalar(db, "PRAGMA application_id")
         if appID == applicationID { return }
-        let tables = try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let tables = try Store.scalar(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if appID != 0 || tables > 0 {
             throw NotesError(.schema, "this SQLite database is not a NotesKit store (application_id \(appID), \(tables) tables); open or create a NotesKit store file instead")
         }
@@ -230,7 +236,7 @@ extension Store {
 
     /// For a read-only store: refuses a file whose schema is not exactly this library's.
     static func checkSchema(_ db: Connection) throws {
-        guard try scalar(db, "PRAGMA application_id") == applicationID else {
+        guard try Store.scalar(db, "PRAGMA application_id") == applicationID else {
             throw NotesError(.schema, "this file is not a NotesKit store (or it was never opened writable)")
         }
         let applied = try appliedMigrations(db)
@@ -241,27 +247,5 @@ extension Store {
         if applied.count < known.count {
             throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")
         }
-    }
-
-    /// The store's random secret that signs its cursors, made on first use.
-    static func cursorSecret(_ db: Connection) throws -> UInt64 {
-        let select = try db.prepare("SELECT value FROM meta WHERE key = 'cursor_secret'")
-        defer { select.reset() }
-        if try select.step() { return UInt64(bitPattern: select.int64(0)) }
-        select.reset()
-        return try db.transaction {
-            if try select.step() { return UInt64(bitPattern: select.int64(0)) }
-            let secret = UInt64.random(in: 1...UInt64.max)
-            let insert = try db.prepare("INSERT INTO meta(key, value) VALUES ('cursor_secret', ?)")
-            insert.bind(1, Int64(bitPattern: secret))
-            try insert.run()
-            return secret
-        }
-    }
-
-    static func scalar(_ db: Connection, _ sql: String) throws -> Int64 {
-        let stmt = try db.prepare(sql)
-        defer { stmt.reset() }
-        return try stmt.step() ? stmt.int64(0) : 0
     }
 }

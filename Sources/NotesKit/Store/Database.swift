@@ -1,0 +1,352 @@
+/// The storage seam: what NotesKit's store logic needs from a database.
+///
+/// The store logic (the article, draft, conversation and message stores, the change feed, the
+/// search index, selections, exchange) is written once, against ``Connection`` and ``Statement``.
+/// A backend supplies three things, each in its own folder (`Store/SQLite/`, `Store/PostgreSQL/`):
+///
+/// 1. a ``DatabaseConnection`` and its ``DatabaseStatement`` (prepare, bind, step, read columns,
+///    transactions): the only code that calls the database's client library;
+/// 2. its ``StoreSQL``: the text of every statement the store logic runs, in the backend's own
+///    dialect (placeholders, types, upserts, `RETURNING`), under the same names for every backend —
+///    the compiler checks that a backend has them all;
+/// 3. its own forward-only migrations, applied by its `setUp` when a connection opens (SQLite:
+///    `SQLiteSchema`, recorded in its `migrations` table; each backend chooses its own names, and
+///    refuses a database migrated by a newer NotesKit).
+///
+/// Conventions every backend keeps, so the store logic stays one:
+/// - parameters are numbered from 1 and columns from 0, in the order the ``StoreSQL`` entry's
+///   documentation gives; times are Int64 milliseconds, booleans Int64 0/1;
+/// - uids cross the seam as two `UInt64` halves (the UUID's 16 bytes, big-endian): SQLite stores a
+///   16-byte BLOB, another backend may use its `uuid` type;
+/// - a constraint violation (a duplicate uid) is a `NotesError` of kind `.conflict`, a dropped
+///   connection `.storage`; every error is a `NotesError`;
+/// - ``DatabaseConnection/begin()`` takes the write lock at once (SQLite: BEGIN IMMEDIATE), so
+///   a transaction that reads then writes never fails half-way on a lock;
+/// - what a write changed is announced to the write's observers (the change feed and the search
+///   index: see ``WriteObserver``), never written by the backend behind the store's back.
+protocol DatabaseConnection: AnyObject {
+    /// The SQL text of every statement the store logic runs, in this backend's dialect.
+    var sql: StoreSQL { get }
+    /// A new prepared statement (``Connection`` caches it by its text).
+    func prepare(_ sql: String) throws -> any DatabaseStatement
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws
+    /// Starts a write transaction, taking the write lock at once.
+    func begin() throws
+    func commit() throws
+    /// Rolls back the open transaction, if any; never fails.
+    func rollback()
+    /// The id of the last row inserted by this connection (SQLite's rowid; a backend without one
+    /// returns ids with `RETURNING` and its ``StoreSQL`` says so).
+    var lastInsertRowID: Int64 { get }
+    /// Rows changed by the last statement.
+    var changes: Int { get }
+    /// Configures a newly opened connection and brings its schema up to date with this backend's
+    /// own migrations; refuses (`.schema`) a database that is not a NotesKit store, or was written by
+    /// a newer NotesKit. With `readOnly`, writes nothing.
+    func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws
+    /// Closes the connection (its statements were finalized first).
+    func close()
+}
+
+/// One prepared statement of a ``DatabaseConnection``: parameters 1-based, columns 0-based.
+protocol DatabaseStatement {
+    /// Clears the bindings and the current result, so the statement can run again.
+    func reset()
+    func finalize()
+    func bind(_ index: Int32, int64 value: Int64?) throws
+    func bind(_ index: Int32, text value: String?) throws
+    func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) throws
+    /// Binds a uid given as the two big-endian halves of its 16 bytes.
+    func bind(_ index: Int32, uid high: UInt64, _ low: UInt64) throws
+    /// Runs the statement or advances to its next row: true while there is one.
+    func step() throws -> Bool
+    func isNull(_ column: Int32) -> Bool
+    func int64(_ column: Int32) -> Int64
+    func text(_ column: Int32) -> String
+    /// Calls `body` with the column's UTF-8 bytes in place (valid until the next step or reset).
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T
+    /// Calls `body` with the column's bytes in place (valid until the next step or reset).
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T
+    /// A uid column's halves, or nil when it holds anything but a uid (a damaged store).
+    func uid(_ column: Int32) -> (high: UInt64, low: UInt64)?
+}
+
+/// The store's handle on one database connection, whatever the backend: a cache of prepared
+/// statements, transactions, and the backend's SQL (``sql``).
+///
+/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock.
+final class Connection {
+    let database: any DatabaseConnection
+    /// The backend's statements (see ``StoreSQL``).
+    let sql: StoreSQL
+    private var statements: [String: Statement] = [:]
+    /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
+    private var inUse: [Statement] = []
+
+    init(_ database: any DatabaseConnection) {
+        self.database = database
+        self.sql = database.sql
+    }
+
+    /// Finalizes every statement and closes the database.
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        database.close()
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws { try database.execute(sql) }
+
+    /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
+    func prepare(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            if !cached.inUse {
+                cached.inUse = true
+                inUse.append(cached)
+            }
+            return cached
+        }
+        let statement = Statement(try database.prepare(sql))
+        statements[sql] = statement
+        statement.inUse = true
+        inUse.append(statement)
+        return statement
+    }
+
+    /// Resets every statement used since the last call, so that none keeps a read transaction (and
+    /// with it an old snapshot of the database) open between calls. The store calls it after each use.
+    func finishStatements() {
+        for statement in inUse {
+            statement.reset()
+            statement.inUse = false
+        }
+        inUse.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs `body` in a write transaction, committing on success and rolling back on any error,
+    /// so that a failure leaves nothing half-written.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try database.begin()
+        do {
+            let result = try body()
+            finishStatements()
+            try database.commit()
+            return result
+        } catch {
+            finishStatements()
+            database.rollback()
+            throw error
+        }
+    }
+
+    var lastInsertRowID: Int64 { database.lastInsertRowID }
+    var changes: Int { database.changes }
+}
+
+/// A prepared statement of a ``Connection``. Bind parameters are 1-based, columns 0-based.
+///
+/// SQLite's statements are held as themselves and called directly (no dynamic dispatch per
+/// column read, the hot path of every read); another backend's through ``DatabaseStatement``.
+final class Statement {
+    private enum Backing {
+        case sqlite(SQLiteStatement)
+        case other(any DatabaseStatement)
+    }
+    private let backing: Backing
+    /// Listed in the connection's statements to reset after the current call.
+    var inUse = false
+    /// A failed bind since the last reset, thrown by the next `step`.
+    private var bindFailure: (any Error)?
+
+    init(_ statement: any DatabaseStatement) {
+        if let sqlite = statement as? SQLiteStatement { backing = .sqlite(sqlite) } else { backing = .other(statement) }
+    }
+
+    func finalize() {
+        switch backing {
+        case .sqlite(let s): s.finalize()
+        case .other(let s): s.finalize()
+        }
+    }
+
+    func reset() {
+        switch backing {
+        case .sqlite(let s): s.reset()
+        case .other(let s): s.reset()
+        }
+        bindFailure = nil
+    }
+
+    /// Runs a bind, keeping its error for the next `step` (binds chain: `.bind(1, a).bind(2, b)`).
+    @inline(__always)
+    private func binding(_ body: () throws -> Void) -> Statement {
+        do { try body() } catch { if bindFailure == nil { bindFailure = error } }
+        return self
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, _ value: Int64?) -> Statement {
+        binding {
+            switch backing {
+            case .sqlite(let s): try s.bind(index, int64: value)
+            case .other(let s): try s.bind(index, int64: value)
+            }
+        }
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, _ value: String?) -> Statement {
+        binding {
+            switch backing {
+            case .sqlite(let s): try s.bind(index, text: value)
+            case .other(let s): try s.bind(index, text: value)
+            }
+        }
+    }
+
+    @discardableResult
+    func bind(_ index: Int32, blob: [UInt8]) -> Statement {
+        binding {
+            try blob.withUnsafeBytes { bytes in
+                switch backing {
+                case .sqlite(let s): try s.bind(index, blob: bytes)
+                case .other(let s): try s.bind(index, blob: bytes)
+                }
+            }
+        }
+    }
+
+    // MARK: - Uids
+    //
+    // Every uid column (articles, drafts, conversations, messages, the change feed's deletes) stores
+    // the UUID as 16 bytes (SQLite: a BLOB), not its 36 characters of text; the API keeps the text.
+    // Every SQL site that writes or reads a uid goes through these.
+
+    /// Binds a UUID string (`0b6f6c1e-…`) as its 16 bytes. A string that is not a UUID fails the
+    /// next `step` with `.validation` (callers normalize uids first, so only a bug gets there).
+    @discardableResult
+    func bind(_ index: Int32, uid: String) -> Statement {
+        binding {
+            guard let (high, low) = UID.halves(uid) else {
+                throw NotesError.validation("uid", "a uid must be a UUID like 0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e")
+            }
+            switch backing {
+            case .sqlite(let s): try s.bind(index, uid: high, low)
+            case .other(let s): try s.bind(index, uid: high, low)
+            }
+        }
+    }
+
+    /// The halves of a uid column, or nil when it holds anything else.
+    @inline(__always)
+    private func uidHalves(_ column: Int32) -> (high: UInt64, low: UInt64)? {
+        switch backing {
+        case .sqlite(let s): s.uid(column)
+        case .other(let s): s.uid(column)
+        }
+    }
+
+    /// The UUID string of a uid column. A column holding anything else (only a damaged or
+    /// foreign-written store has one) is read as its text, so a read never fails on it.
+    func uid(_ column: Int32) -> String {
+        guard let (high, low) = uidHalves(column) else { return text(column) }
+        return UID.text(high: high, low: low)
+    }
+
+    /// A uid column as the UUID text the API shows (`0b6f6c1e-…`, 36 bytes), formatted in place
+    /// without a `String`; a column that is not a uid (a damaged file) as its stored text.
+    func withUIDText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let (high, low) = uidHalves(column) else { return try withUTF8(column) { try body(UnsafeRawBufferPointer($0)) } }
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
+        return try withUnsafeMutableBytes(of: &text) { out in
+            var at = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
+                let byte = UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i & 7)))
+                out[at] = hexDigits[Int(byte >> 4)]
+                out[at + 1] = hexDigits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
+        }
+    }
+
+    func optionalUID(_ column: Int32) -> String? {
+        isNull(column) ? nil : uid(column)
+    }
+
+    // MARK: - Running
+
+    /// Advances to the next row: true while there is one.
+    func step() throws -> Bool {
+        if let failure = bindFailure {
+            bindFailure = nil
+            throw failure
+        }
+        switch backing {
+        case .sqlite(let s): return try s.step()
+        case .other(let s): return try s.step()
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    // MARK: - Columns
+
+    func isNull(_ column: Int32) -> Bool {
+        switch backing {
+        case .sqlite(let s): s.isNull(column)
+        case .other(let s): s.isNull(column)
+        }
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        switch backing {
+        case .sqlite(let s): s.int64(column)
+        case .other(let s): s.int64(column)
+        }
+    }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
+
+    func text(_ column: Int32) -> String {
+        switch backing {
+        case .sqlite(let s): s.text(column)
+        case .other(let s): s.text(column)
+        }
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        isNull(column) ? nil : text(column)
+    }
+
+    /// Calls `body` with the column's UTF-8 bytes in place (valid until the next step or reset).
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        switch backing {
+        case .sqlite(let s): try s.withUTF8(column, body)
+        case .other(let s): try s.withUTF8(column, body)
+        }
+    }
+
+    /// Calls `body` with the column's bytes in place (valid until the next step or reset).
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        switch backing {
+        case .sqlite(let s): try s.withBlob(column, body)
+        case .other(let s): try s.withBlob(column, body)
+        }
+    }
+
+    func optionalBlob(_ column: Int32) -> [UInt8]? {
+        isNull(column) ? nil : withBlob(column) { Array($0) }
+    }
+}
+
+private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -1,0 +1,102 @@
+/// What a write did to the stored records, as the stores announce it (``WriteContext/announce(_:)``)
+/// inside the write's transaction, right after the row changed.
+///
+/// The stores write rows and announce; they do not call what follows the records. The change feed
+/// (``FeedRecorder``) and the search index (`SearchIndexObserver`, in `Search/`) are the two
+/// observers; another backend gets both by announcing the same changes.
+enum RecordChange {
+    /// New articles, ids assigned, in id order.
+    case articlesCreated([Article])
+    case articleUpdated(from: Article, to: Article)
+    /// A deleted article, as it was.
+    case articleDeleted(Article)
+    /// New messages, ids assigned, in id order.
+    case messagesCreated([Message])
+    /// Deleted messages (their text, for the search index), in the order the feed lists them.
+    case messagesDeleted([(id: Int64, uid: String, content: String)])
+    case conversationCreated(id: Int64, uid: String)
+    case conversationUpdated(id: Int64, uid: String)
+    case conversationDeleted(id: Int64, uid: String)
+}
+
+/// Something that follows the stored records: told of every change a write makes, in order and in
+/// the write's transaction (so what it writes commits or rolls back with the write), then once
+/// before the transaction commits. One instance per write transaction.
+protocol WriteObserver: AnyObject {
+    func observe(_ change: RecordChange, in tx: WriteContext) throws
+    /// Writes what it kept for the end of the transaction (a last feed run, a search fold).
+    func beforeCommit(_ tx: WriteContext) throws
+}
+
+extension WriteContext {
+    /// The observers of every write after the change feed, in the order they are told. A new
+    /// follower of the records (another index, a cache) is added here.
+    static func makeObservers() -> [any WriteObserver] { [SearchIndexObserver()] }
+}
+
+/// The change feed's observer: appends every announced change to the feed, in the same
+/// transaction as the write it describes; changes of one kind (and revision) in a row share one
+/// feed row, written when the run ends (see ``Feed``). It also keeps the transaction's changes for
+/// the subscribers.
+final class FeedRecorder: WriteObserver {
+    /// The transaction's changes, while there are at most ``WriteContext/maxBufferedChanges``.
+    private(set) var changes: [Change] = []
+    /// The seqs of the transaction's first and last change (`lastSeq` 0 before any).
+    private(set) var firstSeq: Int64?
+    private(set) var lastSeq: Int64 = 0
+    /// True once the transaction recorded more changes than are buffered.
+    private(set) var overflowed = false
+    /// The seq the next change gets (0 until the first change of the transaction reads it).
+    private var nextSeq: Int64 = 0
+    /// The changes recorded but not yet written to the feed: one row per run.
+    private var run = FeedRun()
+
+    func observe(_ change: RecordChange, in tx: WriteContext) throws {
+        switch change {
+        case .articlesCreated(let articles):
+            reserve(articles.count)
+            for a in articles { try record(tx, "article", .create, id: a.id, uid: a.uid, revision: a.revision) }
+        case .articleUpdated(_, let a): try record(tx, "article", .update, id: a.id, uid: a.uid, revision: a.revision)
+        case .articleDeleted(let a): try record(tx, "article", .delete, id: a.id, uid: a.uid, revision: a.revision)
+        case .messagesCreated(let messages):
+            reserve(messages.count)
+            for m in messages { try record(tx, "message", .create, id: m.id, uid: m.uid, revision: nil) }
+        case .messagesDeleted(let messages):
+            for m in messages { try record(tx, "message", .delete, id: m.id, uid: m.uid, revision: nil) }
+        case .conversationCreated(let id, let uid): try record(tx, "conversation", .create, id: id, uid: uid, revision: nil)
+        case .conversationUpdated(let id, let uid): try record(tx, "conversation", .update, id: id, uid: uid, revision: nil)
+        case .conversationDeleted(let id, let uid): try record(tx, "conversation", .delete, id: id, uid: uid, revision: nil)
+        }
+    }
+
+    /// Writes the last run of changes to the feed.
+    func beforeCommit(_ tx: WriteContext) throws { try run.write(tx.connection) }
+
+    private func reserve(_ count: Int) {
+        if !overflowed { changes.reserveCapacity(min(changes.count + count, WriteContext.maxBufferedChanges)) }
+    }
+
+    private func record(_ tx: WriteContext, _ entity: String, _ operation: Change.Operation, id: Int64, uid: String, revision: Int64?) throws {
+        guard let kind = Feed.kind(entity, operation) else { throw NotesError(.internalError, "no feed kind for \(entity) \(operation)") }
+        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
+        let seq = nextSeq
+        nextSeq += 1
+        let at = tx.now.milliseconds
+        if !run.accepts(kind: kind, revision: revision, at: at) { try run.write(tx.connection) }
+        run.append(kind: kind, revision: revision, at: at, seq: seq, id: id, uid: operation == .delete ? uidBytes(uid) : nil)
+        recorded(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: tx.now))
+    }
+
+    /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.
+    private func recorded(_ change: Change) {
+        if firstSeq == nil { firstSeq = change.seq }
+        lastSeq = change.seq
+        if overflowed { return }
+        if changes.count < WriteContext.maxBufferedChanges {
+            changes.append(change)
+        } else {
+            overflowed = true
+            changes = []
+        }
+    }
+}
