@@ -30,11 +30,6 @@ public final class Store: @unchecked Sendable {
     /// than deadlocking.
     private let owner = Atomic<UInt>(0)
     private var connection: Connection?
-    /// The connection of a store on a PostgreSQL server (see `Store+PostgreSQL.swift`); nil for
-    /// a SQLite store.
-    private var postgres: PostgresConnection?
-    /// The server's URI (password hidden) for a store on PostgreSQL, else nil.
-    public let uri: String?
     private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
     private let nextSubscriberToken = Atomic<Int64>(1)
     /// The first seqs of commits whose changes are being read back for the subscribers (bulk
@@ -52,7 +47,6 @@ public final class Store: @unchecked Sendable {
     /// settings and migrations). `path` is the SQLite file, nil for another backend or in memory.
     init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
-        self.uri = nil
         self.connection = connection
         self.isReadOnly = readOnly
         self.durability = durability
@@ -101,35 +95,6 @@ public final class Store: @unchecked Sendable {
                          durability: durability)
     }
 
-    /// A store on a PostgreSQL server: the connection is migrated and its cursor secret read.
-    init(postgres: PostgresConnection, uri: String, readOnly: Bool) throws {
-        path = nil
-        self.uri = PostgresConnection.redacted(uri)
-        self.postgres = postgres
-        isReadOnly = readOnly
-        durability = .durable
-        do {
-            try PostgresSchema.migrate(postgres, readOnly: readOnly)
-            try PostgresSchema.usesSchema(postgres)
-            cursors = CursorCodec(secret: try PostgresSchema.cursorSecret(postgres))
-        } catch {
-            postgres.close()
-            throw error
-        }
-    }
-
-    /// Runs `body` with the PostgreSQL connection, under the store's lock; `.invalidArgument`
-    /// for a SQLite store.
-    func withPostgres<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try locked {
-            guard let postgres else {
-                if connection == nil { throw NotesError(.closed, "the store is closed") }
-                throw NotesError(.validation, "this is a SQLite store; only a store on a PostgreSQL server has users", code: "not_postgres")
-            }
-            return try body(postgres)
-        }
-    }
-
     /// SQLite takes a 1-byte file for an empty database and overwrites it; a non-empty file shorter
     /// than a database header that is not all zeros is somebody's data, so it is refused instead.
     private static func refuseTinyFile(_ path: String, size: Int) throws {
@@ -160,18 +125,13 @@ public final class Store: @unchecked Sendable {
         lock.withLock { _ in
             connection?.close()
             connection = nil
-            postgres?.close()
-            postgres = nil
         }
         subscribers.withLock { $0.removeAll() }
     }
 
-    public var isClosed: Bool { lock.withLock { _ in connection == nil && postgres == nil } }
+    public var isClosed: Bool { lock.withLock { _ in connection == nil } }
 
-    deinit {
-        connection?.close()
-        postgres?.close()
-    }
+    deinit { connection?.close() }
 
     // MARK: - Access
 
@@ -194,7 +154,7 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` with the connection, under the store's lock.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try locked {
-            guard let connection else { throw closedOrPostgres() }
+            guard let connection else { throw NotesError(.closed, "the store is closed") }
             defer { connection.finishStatements() }
             return try body(connection)
         }
@@ -207,7 +167,7 @@ public final class Store: @unchecked Sendable {
     /// held in memory: its changes are read back from the feed and delivered in several calls.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         let (result, context): (T, WriteContext) = try locked {
-            guard let connection else { throw closedOrPostgres() }
+            guard let connection else { throw NotesError(.closed, "the store is closed") }
             if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
@@ -227,12 +187,6 @@ public final class Store: @unchecked Sendable {
             notify(context.changes)
         }
         return result
-    }
-
-    /// `.closed`, or for a store on PostgreSQL, which does not have this call yet, `.storage`.
-    private func closedOrPostgres() -> NotesError {
-        guard postgres != nil else { return NotesError(.closed, "the store is closed") }
-        return NotesError(.storage, "this call is not available yet on a store on PostgreSQL (this NotesKit opens, migrates and adds users to one; see the README, \"More than one machine\")", code: "not_on_postgres")
     }
 
     /// The oldest change a subscriber is still to be handed (see `pins`), or nil.

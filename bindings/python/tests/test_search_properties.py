@@ -89,11 +89,11 @@ def assert_exact_spans(text, spans):
     assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:])), (text, spans)
 
 
-def run_case(articles, queries, plan, monkeypatch, how=(100, "512")):
+def run_case(articles, queries, plan, monkeypatch, how=(100, "512"), new_store=nk.Store.memory):
     monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
     chunk, fold = how
     monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", fold)
-    with nk.Store.memory() as store:
+    with new_store() as store:
         created = write_in_chunks(store.articles.create_many,
                                   [{"title": t, "content": c, "created_at": BASE + timedelta(minutes=m)}
                                    for t, c, m in articles], chunk)
@@ -127,9 +127,9 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @pytest.mark.parametrize("plan", ["auto", "scan", "index", "handover"])
 @SETTINGS
 @given(case=corpus_and_queries())
-def test_every_page_of_every_search_matches_the_oracle(plan, case, monkeypatch):
+def test_every_page_of_every_search_matches_the_oracle(plan, case, monkeypatch, new_store):
     articles, queries, how = case
-    run_case(articles, queries, plan, monkeypatch, how)
+    run_case(articles, queries, plan, monkeypatch, how, new_store)
 
 
 def test_the_oracle_itself_follows_the_documented_rules():
@@ -165,11 +165,11 @@ def chats_and_queries(draw):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(case=chats_and_queries())
-def test_every_page_of_every_message_search_matches_the_oracle(plan, case, monkeypatch):
+def test_every_page_of_every_message_search_matches_the_oracle(plan, case, monkeypatch, new_store):
     messages, queries, (chunk, fold) = case
     monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
     monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", fold)
-    with nk.Store.memory() as store:
+    with new_store() as store:
         conversations = [store.conversations.create(f"c{k}").id for k in range(3)]
         for k, conv in enumerate(conversations):
             mine = [(c, m) for owner, c, m in messages if owner == k]

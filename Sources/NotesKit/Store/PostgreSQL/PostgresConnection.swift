@@ -61,6 +61,9 @@ final class PostgresConnection {
             throw connectError(message, needsPassword: needsPassword, uri: uri)
         }
         _ = lib.setNoticeProcessor(conn, { _, _ in }, nil)  // NOTICEs are not the user's business
+        // Every statement names the store's tables unqualified: they live in its schema.
+        let result = lib.exec(conn, "SET search_path = \(PostgresSchema.schema), pg_catalog")
+        lib.clear(result)
         return conn
     }
 
@@ -140,8 +143,20 @@ final class PostgresConnection {
     }
 
     /// Runs one statement with parameters `$1, $2, ...` as a prepared statement; its rows.
+    ///
+    /// Outside a transaction, a statement whose connection turns out broken (the server restarted)
+    /// is run once more on a new connection; inside one it fails with `.unreachable`.
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws -> PGRows {
+        do {
+            return try queryOnConnection(sql, params)
+        } catch let error as NotesError where error.code == "connection_lost" && !inTransaction {
+            try reconnect()
+            return try queryOnConnection(sql, params)
+        }
+    }
+
+    private func queryOnConnection(_ sql: String, _ params: [PGValue]) throws -> PGRows {
         let conn = try live()
         let name: String
         if let known = prepared[sql] {
@@ -217,8 +232,12 @@ final class PostgresConnection {
         switch state {
         case "40001", "40P01", "55P03":
             return NotesError(.busy, "\(said); the write was rolled back: try it again", code: "write_conflict")
+        case "23505":
+            return NotesError(.conflict, "\(said): a record with that key exists already", code: "duplicate_key")
         case "53100":
             return NotesError(.storageFull, "\(said); the server's disk is full: nothing was written", code: "disk_full")
+        case "42501" where message.contains("row-level security"):
+            return NotesError(.storage, "\(said): a role writes only rows of its own", code: "row_security")
         case "42501":
             return NotesError(.storage, "\(said); this role lacks the grant (an administrator gives it with store.create_user)", code: "permission_denied")
         case "25006":
@@ -239,43 +258,55 @@ final class PostgresConnection {
         return NotesError(.unreachable, "the connection to the PostgreSQL server broke during \(what) (\(detail)); nothing of it was written, and the next call reconnects", code: "connection_lost")
     }
 
-    /// The SQLSTATE class 23 (integrity) error of a unique violation, for callers that map it.
-    static func isUniqueViolation(_ error: NotesError) -> Bool {
-        error.kind == .storage && error.message.hasSuffix("(SQLSTATE 23505)")
+    // MARK: - Transactions
+
+    /// Starts a transaction. A connection found broken is replaced first (nothing of the
+    /// transaction has run yet); once it has begun, a break fails every statement with
+    /// `.unreachable` and PostgreSQL rolls the transaction back.
+    func begin() throws {
+        try execute("BEGIN")
+        inTransaction = true
     }
 
-    // MARK: - Transactions
+    /// Commits. A connection already broken lost the transaction (`.unreachable`, nothing
+    /// written); one that breaks during the COMMIT leaves its outcome unknown (`commit_unknown`).
+    func commit() throws {
+        guard let conn, lib.status(conn) == LibPQ.connectionOK else {
+            defer { inTransaction = false }
+            throw lost(during: "a write")
+        }
+        let result = lib.exec(conn, "COMMIT")
+        defer { lib.clear(result) }
+        inTransaction = false
+        let status = result.map { lib.resultStatus($0) } ?? -1
+        if status != LibPQ.commandOK && (result == nil || lib.status(conn) != LibPQ.connectionOK) {
+            throw NotesError(.unreachable, "the connection to the PostgreSQL server broke while committing a write: it may or may not have been written; read it back once reconnected", code: "commit_unknown")
+        }
+        try check(result, sql: "COMMIT")
+    }
+
+    /// True between ``begin()`` and ``commit()`` / ``rollback()``.
+    var isInTransaction: Bool { inTransaction }
+
+    /// Rolls back the open transaction, if any; never fails.
+    func rollback() {
+        inTransaction = false
+        if let conn, lib.status(conn) == LibPQ.connectionOK, lib.transactionStatus(conn) != LibPQ.transactionIdle {
+            _ = try? execute("ROLLBACK")
+        }
+    }
 
     /// Runs `body` in one transaction, committing on success and rolling back on any error: a
     /// failure leaves nothing written. Not retried when the connection breaks (`.unreachable`).
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
-        inTransaction = true
+        try begin()
         do {
             let result = try body()
-            inTransaction = false
-            do {
-                try execute("COMMIT")
-            } catch let error as NotesError where error.kind == .unreachable {
-                throw NotesError(.unreachable, "the connection to the PostgreSQL server broke while committing a write: it may or may not have been written (\(error.message))", code: "commit_unknown")
-            }
+            try commit()
             return result
         } catch {
-            inTransaction = false
-            if let conn, lib.status(conn) == LibPQ.connectionOK, lib.transactionStatus(conn) != LibPQ.transactionIdle {
-                _ = try? execute("ROLLBACK")
-            }
+            rollback()
             throw error
-        }
-    }
-
-    /// Runs a read; when the connection turns out broken, reconnects and runs it once more.
-    func read<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as NotesError where error.kind == .unreachable && !inTransaction {
-            try reconnect()
-            return try body()
         }
     }
 

@@ -9,11 +9,8 @@ extension Store {
     /// `.invalidArgument` for a URI libpq cannot read.
     static func openPostgres(uri: String, readOnly: Bool) throws -> Store {
         guard !uri.utf8.contains(0) else { throw NotesError(.invalidArgument, "the connection URI contains a NUL character") }
-        return try Store(postgres: try PostgresConnection(uri: uri), uri: uri, readOnly: readOnly)
+        return try Store(path: nil, connection: Connection(try PostgresDatabase(uri: uri)), readOnly: readOnly)
     }
-
-    /// True for a store on a PostgreSQL server.
-    public var isPostgres: Bool { uri != nil }
 
     /// Creates the login role `name` on the store's PostgreSQL server, with `password` (nil: no
     /// password; the role then logs in only where the server trusts it), as a member of the
@@ -22,7 +19,12 @@ extension Store {
     /// role exists, `.validation` (`not_postgres`) on a SQLite store.
     public func createUser(name: String, password: String? = nil) throws {
         if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to add users") }
-        try withPostgres { db in try PostgresSchema.createUser(db, name: name, password: password) }
+        try read { db in
+            guard let postgres = db.database as? PostgresDatabase else {
+                throw NotesError(.validation, "this is a SQLite store; only a store on a PostgreSQL server has users", code: "not_postgres")
+            }
+            try PostgresSchema.createUser(postgres.pg, name: name, password: password)
+        }
     }
 }
 

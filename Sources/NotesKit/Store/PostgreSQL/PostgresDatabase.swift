@@ -1,0 +1,183 @@
+/// PostgreSQL behind the storage seam (`Database.swift`): a ``DatabaseConnection`` over a
+/// ``PostgresConnection`` and its ``DatabaseStatement``s.
+///
+/// Statements are the backend's ``StoreSQL`` (`PostgresSQL.swift`), written with `$1, $2, ...`
+/// placeholders; SQL given with SQLite's `?` placeholders has them numbered in order. Values
+/// travel as text: integers as decimal, blobs as `bytea` hex (`\x…`), uids as UUID text (the
+/// columns are `uuid`). A statement runs on its first `step` and its rows are buffered.
+///
+/// ``begin()`` takes the store's write lock at once, a transaction-scoped advisory lock: writers
+/// on every host commit one after the other, like SQLite's, so the change feed's seqs are handed
+/// out in commit order (a reader never skips a change a slower writer commits later) and the ids
+/// of a multi-row insert are consecutive.
+final class PostgresDatabase: DatabaseConnection {
+    let pg: PostgresConnection
+    var lastInsertRowID: Int64 = 0
+    var changes: Int = 0
+
+    init(uri: String) throws {
+        pg = try PostgresConnection(uri: uri)
+    }
+
+    var sql: StoreSQL { .postgres }
+
+    func prepare(_ sql: String) throws -> any DatabaseStatement {
+        PostgresStatement(sql: PostgresDialect.translated(sql), database: self)
+    }
+
+    func execute(_ sql: String) throws {
+        if PostgresDialect.isSQLiteOnly(sql) { return }
+        try pg.execute(PostgresDialect.translated(sql))
+    }
+
+    /// The key of the store's write lock ("NKWR").
+    static let writeLock = 1_313_560_402
+
+    func begin() throws {
+        try pg.begin()
+        do {
+            try pg.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
+        } catch {
+            pg.rollback()
+            throw error
+        }
+    }
+
+    func commit() throws { try pg.commit() }
+    func rollback() { pg.rollback() }
+
+    func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws {
+        try PostgresSchema.migrate(pg, readOnly: readOnly)
+    }
+
+    func close() { pg.close() }
+}
+
+/// One statement of a ``PostgresDatabase``: its parameters as text, run on the first `step`.
+final class PostgresStatement: DatabaseStatement {
+    private let sql: String
+    private unowned let database: PostgresDatabase
+    private var params: [String?] = []
+    private var rows: PGRows?
+    private var row = -1
+
+    init(sql: String, database: PostgresDatabase) {
+        self.sql = sql
+        self.database = database
+    }
+
+    func reset() {
+        params.removeAll(keepingCapacity: true)
+        rows = nil
+        row = -1
+    }
+
+    func finalize() { reset() }
+
+    private func set(_ index: Int32, _ value: String?) {
+        let i = Int(index) - 1
+        guard i >= 0 else { return }
+        if params.count <= i { params.append(contentsOf: repeatElement(nil, count: i + 1 - params.count)) }
+        params[i] = value
+    }
+
+    func bind(_ index: Int32, int64 value: Int64?) throws { set(index, value.map { String($0) }) }
+    func bind(_ index: Int32, text value: String?) throws { set(index, value) }
+    func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) throws { set(index, Self.hex(bytes)) }
+    func bind(_ index: Int32, uid high: UInt64, _ low: UInt64) throws { set(index, UID.text(high: high, low: low)) }
+
+    func step() throws -> Bool {
+        if rows == nil {
+            let pg = database.pg
+            let result: PGRows
+            if pg.isInTransaction && sql.hasPrefix("INSERT") {
+                // A failed statement aborts a PostgreSQL transaction; the store logic goes on after
+                // a duplicate uid (to name the record), so an insert gets a savepoint to fall back to.
+                try pg.execute("SAVEPOINT nk_insert")
+                do {
+                    result = try pg.query(sql, params)
+                } catch {
+                    if !pg.isBroken { _ = try? pg.execute("ROLLBACK TO SAVEPOINT nk_insert") }
+                    throw error
+                }
+                try pg.execute("RELEASE SAVEPOINT nk_insert")
+            } else {
+                result = try pg.query(sql, params)
+            }
+            database.changes = result.affected
+            if !result.rows.isEmpty, sql.hasPrefix("INSERT"), let id = result.int64(result.count - 1, 0) {
+                database.lastInsertRowID = id  // the backend's inserts end with RETURNING id
+            }
+            rows = result
+            row = -1
+        }
+        row += 1
+        return row < (rows?.count ?? 0)
+    }
+
+    private func value(_ column: Int32) -> String? {
+        guard let rows, row >= 0, row < rows.count, Int(column) < rows.rows[row].count, column >= 0 else { return nil }
+        return rows.rows[row][Int(column)]
+    }
+
+    func isNull(_ column: Int32) -> Bool { value(column) == nil }
+
+    func int64(_ column: Int32) -> Int64 {
+        guard let text = value(column) else { return 0 }
+        if let n = Int64(text) { return n }
+        if text == "t" { return 1 }
+        if text == "f" { return 0 }
+        return Double(text).map { Int64($0) } ?? 0
+    }
+
+    func text(_ column: Int32) -> String { value(column) ?? "" }
+
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        var text = value(column) ?? ""
+        return try text.withUTF8(body)
+    }
+
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let bytes = Self.unhex(value(column) ?? "")
+        return try bytes.withUnsafeBytes(body)
+    }
+
+    func uid(_ column: Int32) -> (high: UInt64, low: UInt64)? {
+        value(column).flatMap { UID.halves($0) }
+    }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// `bytes` as `bytea`'s hex input, `\x0a1b…`.
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        var out: [UInt8] = [92, 120]  // \x
+        out.reserveCapacity(2 + bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of `bytea`'s hex output, `\x0a1b…` (empty for anything else).
+    static func unhex(_ text: String) -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 2, utf8[0] == 92, utf8[1] == 120 else { return [] }
+        func nibble(_ c: UInt8) -> UInt8 {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            case 65...70: c - 55
+            default: 0
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity((utf8.count - 2) / 2)
+        var i = 2
+        while i + 1 < utf8.count {
+            out.append(nibble(utf8[i]) << 4 | nibble(utf8[i + 1]))
+            i += 2
+        }
+        return out
+    }
+}
