@@ -26,7 +26,7 @@ POSTGRES_NOT_YET: set = set()
 
 
 def pytest_generate_tests(metafunc: Any) -> None:
-    if "store" in metafunc.fixturenames or "new_store" in metafunc.fixturenames:
+    if "backend" in metafunc.fixturenames:  # (a module with its own `store` fixture does not use it)
         module = metafunc.module.__name__.rsplit(".", 1)[-1]
         backends = ["sqlite", "postgres"] if module in BOTH_BACKENDS else ["sqlite"]
         metafunc.parametrize("backend", backends, indirect=True, scope="function")
@@ -91,6 +91,11 @@ def empty_store_tests_database(cluster: Any) -> None:
                  "noteskit.message_blocks, noteskit.search_pending RESTART IDENTITY; "
                  "DELETE FROM noteskit.meta WHERE owner <> ''; UPDATE noteskit.feed_head SET seq = 0",
                  database="store_tests")
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "notes.db"
+
+
 def page_out() -> tuple:
     """Out-parameters for a page export: ArrowArray, ArrowSchema, cursor (each by reference)."""
     from ctypes import byref, c_void_p
