@@ -37,14 +37,14 @@ extension SearchIndex {
     /// The highest id of the records the index has taken in (changed ones with their old text).
     /// O(1).
     func indexedThrough(_ db: Connection) throws -> Int64 {
-        let stmt = try db.prepare("SELECT value FROM meta WHERE key = ?")
+        let stmt = try db.prepare(db.sql.meta.get)
         stmt.bind(1, throughKey)
         defer { stmt.reset() }
         return try stmt.step() ? stmt.int64(0) : 0
     }
 
     func setIndexedThrough(_ db: Connection, _ id: Int64) throws {
-        let stmt = try db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+        let stmt = try db.prepare(db.sql.meta.put)
         stmt.bind(1, throughKey).bind(2, id)
         try stmt.run()
     }

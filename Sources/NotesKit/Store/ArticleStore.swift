@@ -20,7 +20,7 @@ public struct ArticleStore: Sendable {
 
     /// How many articles the store holds. O(n) over the index.
     public func count() throws -> Int {
-        try store.read { Int(try Store.scalar($0, "SELECT count(*) FROM articles")) }
+        try store.read { Int(try Store.scalar($0, $0.sql.articles.count)) }
     }
 
     /// One page of articles, newest first (`created_at`, then `id`, descending).
@@ -32,11 +32,9 @@ public struct ArticleStore: Sendable {
         try PageLimit.check(limit)
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
-            page(try Self.newestFirst.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit)
+            page(try db.sql.articles.newestFirst.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit)
         }
     }
-
-    static let newestFirst = Keyset(select: "SELECT \(columns) FROM articles", key: "created_at")
 
     func page(_ rows: [Article], limit: Int) -> Page<Article> {
         guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
@@ -84,7 +82,7 @@ public struct ArticleStore: Sendable {
                 if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
                 if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }
             }
-            let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
+            let insert = try tx.prepare(tx.connection.sql.articles.insert)
             func insertOne(_ index: Int) throws {
                 let a = prepared[index]
                 insert.reset()
@@ -100,11 +98,12 @@ public struct ArticleStore: Sendable {
                 }
                 prepared[index].id = tx.connection.lastInsertRowID
             }
-            // In bulk, rowsPerInsert rows per statement, as MessageStore.insertMany does (AUTOINCREMENT
-            // under the write lock numbers a statement's rows consecutively).
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
+            // In bulk, several rows per statement, as MessageStore.insertMany does (ids consecutive:
+            // see StoreSQL.Articles.insertMany).
+            let insertMany = tx.connection.sql.articles.insertMany
+            let per = insertMany.rows, whole = prepared.count / per * per
             for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
+                let many = try tx.prepare(insertMany.sql)
                 for k in 0..<per {
                     let a = prepared[start + k], p = Int32(5 * k)
                     many.bind(p + 1, uid: a.uid).bind(p + 2, a.title).bind(p + 3, a.content).bind(p + 4, a.createdAt.milliseconds)
@@ -124,10 +123,6 @@ public struct ArticleStore: Sendable {
             return prepared
         }
     }
-
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, 1)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Changes the title and/or content of article `id`, raising its revision by one.
     ///
@@ -166,7 +161,7 @@ public struct ArticleStore: Sendable {
     public func delete(_ id: Int64) throws {
         try store.write { tx in
             guard let article = try Self.fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
-            let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
+            let stmt = try tx.prepare(tx.connection.sql.articles.delete)
             stmt.bind(1, id)
             try stmt.run()
             try tx.announce(.articleDeleted(article))
@@ -182,7 +177,7 @@ public struct ArticleStore: Sendable {
     /// Inserts `article` with its uid, times and revision as given, and records the creation.
     /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
-        let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        let insert = try tx.prepare(tx.connection.sql.articles.insertIfNew)
         insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
             .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
         try insert.run()
@@ -196,7 +191,7 @@ public struct ArticleStore: Sendable {
     /// Stores every field of `article` (found by its `id`) as given, and records the update.
     /// `before` is the stored row it replaces (for what follows articles' text). O(log n).
     static func overwrite(_ tx: WriteContext, _ article: Article, was before: Article) throws {
-        let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, created_at = ?, updated_at = ?, revision = ? WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.articles.update)
         stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
             .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)
         try stmt.run()
@@ -207,14 +202,14 @@ public struct ArticleStore: Sendable {
 
     /// The article with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Article? {
-        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.articles.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? article(from: stmt) : nil
     }
 
     static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
-        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE id = ?")
+        let stmt = try db.prepare(db.sql.articles.byID)
         stmt.bind(1, id)
         return try stmt.step() ? article(from: stmt) : nil
     }

@@ -47,6 +47,19 @@ protocol DatabaseConnection: AnyObject {
     func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws
     /// Closes the connection (its statements were finalized first).
     func close()
+
+    // Storage upkeep: what a backend does its own way (SQLite: PRAGMAs), or not at all.
+
+    /// Inside a write transaction that removed rows (a compaction): gives the freed space back
+    /// and returns the bytes given back, or nil when that can only be done outside a transaction.
+    func reclaimSpace() throws -> Int64?
+    /// Outside any transaction: gives freed space back; returns the bytes (0 when nothing to do).
+    func reclaimSpaceOutsideTransaction() throws -> Int64
+    /// Runs `body`, a large write transaction (an import), with the connection tuned for it.
+    func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T
+    /// Caps the database at about `bytes` while this connection is open (`.storageFull` past it);
+    /// returns the cap in effect. A backend without a cap refuses with `.invalidArgument`.
+    func setMaxSize(bytes: Int64) throws -> Int64
 }
 
 /// One prepared statement of a ``DatabaseConnection``: parameters 1-based, columns 0-based.

@@ -5,7 +5,7 @@
 /// rows in one millisecond) costs O(depth). This splits the seek in two index seeks instead: the
 /// rest of the current key (`key = ? AND id < ?`), then, if the page is not full, older keys
 /// (`key < ?`). Both need an index on `(filter columns…, key, id)`. O(log n + limit) at any depth.
-struct Keyset {
+struct Keyset: Sendable {
     /// `SELECT columns FROM table`, without WHERE.
     let select: String
     /// The sort key's column, e.g. `created_at`.

@@ -23,7 +23,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `id`, or nil, inside a read.
     static func fetch(_ db: Connection, _ id: Int64) throws -> Message? {
-        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE id = ?")
+        let stmt = try db.prepare(db.sql.messages.byID)
         stmt.bind(1, id)
         return try stmt.step() ? message(from: stmt) : nil
     }
@@ -44,7 +44,7 @@ public struct MessageStore: Sendable {
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             _ = try ConversationStore.require(db, conversationId)
-            var rows = try Self.newestFirst.rows(db, after: position, limit: limit + 1, bind: { stmt, i in
+            var rows = try db.sql.messages.newestFirst.rows(db, after: position, limit: limit + 1, bind: { stmt, i in
                 stmt.bind(i, conversationId)
                 return i + 1
             }, row: Self.message(from:))
@@ -58,9 +58,6 @@ public struct MessageStore: Sendable {
             return Page(items: rows, nextCursor: next)
         }
     }
-
-    /// One conversation's messages newest first, by the index `(conversation_id, sent_at, id)`.
-    static let newestFirst = Keyset(select: "SELECT \(columns) FROM messages", key: "sent_at", filter: "conversation_id = ?")
 
     // MARK: - Writing
 
@@ -124,12 +121,12 @@ public struct MessageStore: Sendable {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
                 newest = max(newest, prepared[index].sentAt.milliseconds)
             }
-            let activity = try tx.prepare("SELECT last_activity_at FROM conversations WHERE id = ?")
+            let activity = try tx.prepare(tx.connection.sql.conversations.lastActivity)
             activity.bind(1, conversationId)
             guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
             let lastActivity = activity.int64(0)
 
-            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)")
+            let insert = try tx.prepare(tx.connection.sql.messages.insert)
             func insertOne(_ index: Int) throws {
                 let m = prepared[index]
                 insert.reset()
@@ -145,12 +142,12 @@ public struct MessageStore: Sendable {
                 }
                 prepared[index].id = tx.connection.lastInsertRowID
             }
-            // In bulk, rowsPerInsert rows per statement: SQLite's work per statement (AUTOINCREMENT's
-            // bookkeeping included) is then paid once per chunk. AUTOINCREMENT under the write lock
-            // numbers a statement's rows consecutively.
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
+            // In bulk, several rows per statement: the backend's work per statement is then paid
+            // once per chunk (ids consecutive: see StoreSQL.Messages.insertMany).
+            let insertMany = tx.connection.sql.messages.insertMany
+            let per = insertMany.rows, whole = prepared.count / per * per
             for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
+                let many = try tx.prepare(insertMany.sql)
                 for k in 0..<per {
                     let m = prepared[start + k], p = Int32(6 * k)
                     many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
@@ -173,18 +170,14 @@ public struct MessageStore: Sendable {
         }
     }
 
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
-
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {
         try store.write { tx in
-            let select = try tx.prepare("SELECT uid, content FROM messages WHERE id = ?")
+            let select = try tx.prepare(tx.connection.sql.messages.uidAndContent)
             select.bind(1, id)
             guard try select.step() else { throw NotesError.notFound("message", id) }
             let uid = select.uid(0), content = select.text(1)
-            let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
+            let delete = try tx.prepare(tx.connection.sql.messages.delete)
             delete.bind(1, id)
             try delete.run()
             try tx.announce(.messagesDeleted([(id, uid, content)]))
@@ -199,7 +192,7 @@ public struct MessageStore: Sendable {
     /// Inserts `message` with its uid, conversation and time as given, and records the creation.
     /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        let stmt = try tx.prepare(tx.connection.sql.messages.insertIfNew)
         stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
             .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
         try stmt.run()
@@ -212,7 +205,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
-        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.messages.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? message(from: stmt) : nil
@@ -222,7 +215,7 @@ public struct MessageStore: Sendable {
     /// `fromMe` have exactly `content`: how a transcript, which has no uids, recognises messages
     /// already stored. O(log n + messages in that interval).
     static func countSame(_ db: Connection, conversationId: Int64, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int {
-        let stmt = try db.prepare("SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        let stmt = try db.prepare(db.sql.messages.countSame)
         stmt.bind(1, conversationId).bind(2, from).bind(3, to).bind(4, fromMe ? 1 : 0).bind(5, content)
         defer { stmt.reset() }
         return try stmt.step() ? Int(stmt.int64(0)) : 0
@@ -232,7 +225,7 @@ public struct MessageStore: Sendable {
     /// `fromMe` with exactly `content`, or nil: the conversation a transcript was exported from.
     /// O(log n + messages in that interval).
     static func conversationHolding(_ db: Connection, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int64? {
-        let stmt = try db.prepare("SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        let stmt = try db.prepare(db.sql.messages.conversationHolding)
         stmt.bind(1, from).bind(2, to).bind(3, fromMe ? 1 : 0).bind(4, content)
         defer { stmt.reset() }
         return try stmt.step() ? stmt.optionalInt64(0) : nil

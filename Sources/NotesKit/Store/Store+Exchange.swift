@@ -36,14 +36,14 @@ final class ExportReader {
 
     init(_ db: Connection) { self.db = db }
 
-    /// How many rows `table` holds ("articles", "drafts", ...). O(n).
-    func count(_ table: String) throws -> Int {
-        Int(try Store.scalar(db, "SELECT count(*) FROM \(table)"))
+    /// How many conversations the store holds. O(n).
+    func conversationCount() throws -> Int {
+        Int(try Store.scalar(db, db.sql.exchange.countConversations))
     }
 
     /// Every article, by id. O(n), one row in memory at a time.
     func forEachArticle(_ body: (Article) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles ORDER BY id")
+        let stmt = try db.prepare(db.sql.exchange.articles)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
@@ -52,10 +52,7 @@ final class ExportReader {
     /// uid of the article it edits (nil for a new article's draft, or when that article was
     /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
-        let stmt = try db.prepare("""
-            SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
-            """)
+        let stmt = try db.prepare(db.sql.exchange.drafts)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
@@ -64,24 +61,21 @@ final class ExportReader {
 extension ExportReader {
     /// Every conversation, by id. O(n).
     func forEachConversation(_ body: (Conversation) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations ORDER BY id")
+        let stmt = try db.prepare(db.sql.exchange.conversations)
         defer { stmt.reset() }
         while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
     }
 
     /// Every message, by id, with its conversation's uid and title. O(n).
     func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
-        let stmt = try db.prepare("""
-            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
-            FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
-            """)
+        let stmt = try db.prepare(db.sql.exchange.messages)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
     func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+        let stmt = try db.prepare(db.sql.exchange.messagesOf)
         stmt.bind(1, id)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt)) }
@@ -94,7 +88,7 @@ extension ExportReader {
 
     /// The only conversation of the store; nil when there are none or several (with their number).
     func onlyConversation() throws -> (Conversation?, count: Int) {
-        let count = try self.count("conversations")
+        let count = try conversationCount()
         guard count == 1 else { return (nil, count) }
         var only: Conversation?
         try forEachConversation { only = $0 }
@@ -294,15 +288,15 @@ extension Store {
     /// under the store's lock for its whole length).
     func exportSnapshot<T>(_ body: (ExportReader) throws -> T) throws -> T {
         try read { db in
-            try db.execute("BEGIN")
+            try db.execute(db.sql.exchange.beginSnapshot)
             do {
                 let result = try body(ExportReader(db))
                 db.finishStatements()
-                try db.execute("COMMIT")
+                try db.execute(db.sql.exchange.endSnapshot)
                 return result
             } catch {
                 db.finishStatements()
-                _ = try? db.execute("ROLLBACK")
+                _ = try? db.execute(db.sql.exchange.abortSnapshot)
                 throw error
             }
         }
@@ -311,19 +305,11 @@ extension Store {
     /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits
     /// together, or (on any error thrown, a cancel included) nothing does.
     ///
-    /// The page cache grows to ``importCacheKiB`` for the import (and shrinks back after it): a
-    /// transaction larger than the cache spills pages to the WAL and reads them back, and the
-    /// uid index, written in random order, would be spilled and re-read over and over.
+    /// The backend is tuned for a large write meanwhile (SQLite: a larger page cache, see
+    /// `SQLiteConnection.withBulkWriteSettings`).
     func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
         try write { tx in
-            let previous = try Store.scalar(tx.connection, "PRAGMA cache_size")
-            try tx.connection.execute("PRAGMA cache_size = -\(Store.importCacheKiB)")
-            defer { _ = try? tx.connection.execute("PRAGMA cache_size = \(previous)") }
-            return try body(ImportWriter(tx))
+            try tx.connection.database.withBulkWriteSettings { try body(ImportWriter(tx)) }
         }
     }
-
-    /// The page cache of an import, in KiB: bounded, so a 1 000 000-record import stays well
-    /// under 200 MB.
-    static let importCacheKiB = 65_536
 }

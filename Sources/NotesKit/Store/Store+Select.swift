@@ -291,9 +291,8 @@ extension SelectionReader {
         let stopped = StopFlag()
         let mine: Selection.RowidRun?
         do {
-            let db = try Connection(path: path, readOnly: true)
+            let db = try Connection.sqliteReader(path: path)
             defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
             mine = try selection.rowidRun(db, after: first.0, through: first.1, stopped: stopped)
         } catch {
             other.stop()
@@ -345,9 +344,8 @@ final class BackgroundRead: @unchecked Sendable {
 
     private func run() {
         do {
-            let db = try Connection(path: path, readOnly: true)
+            let db = try Connection.sqliteReader(path: path)
             defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
             let result = try read(db, stopped)
             state.withLock { $0.result = result }
         } catch let error as NotesError {
@@ -502,7 +500,7 @@ extension ArticleStore {
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
+            let last = try pageBatch(db, db.sql.articles.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
                                      append: Self.appendRow)
             return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
         }
@@ -516,7 +514,7 @@ extension ConversationStore {
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
+            let last = try pageBatch(db, db.sql.conversations.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
                                      idColumn: 5, append: Self.appendRow)
             return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
         }
@@ -533,7 +531,7 @@ extension MessageStore {
         return try store.read { db in
             _ = try ConversationStore.require(db, conversationId)
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
+            let last = try pageBatch(db, db.sql.messages.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
                                      bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
             batch.reverse()
             return (batch, last.map { store.cursors.encode(kind: kind, $0) })
@@ -569,7 +567,7 @@ extension ArticleStore {
     /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE id = ?")
+            let stmt = try db.prepare(db.sql.articles.byID)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("article", id) }
             return try body(RawRow(stmt: stmt))
@@ -582,7 +580,7 @@ extension MessageStore {
     /// content, from_me, sent_at, sender); `.notFound` if there is none.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            let stmt = try db.prepare(db.sql.messages.byID)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("message", id) }
             return try body(RawRow(stmt: stmt))
