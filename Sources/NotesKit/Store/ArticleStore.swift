@@ -88,7 +88,7 @@ public struct ArticleStore: Sendable {
                 insert.reset()
                 insert.bind(1, uid: a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
                 do {
-                    try insert.run()
+                    prepared[index].id = try tx.connection.insertedID(insert)
                 } catch var error as NotesError where error.kind == .conflict {
                     error.field = "uid"
                     error.line = records.count > 1 ? index : nil
@@ -96,7 +96,6 @@ public struct ArticleStore: Sendable {
                     error.code = "uid_exists"
                     throw error
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
             }
             // In bulk, several rows per statement, as MessageStore.insertMany does (ids consecutive:
             // see StoreSQL.Articles.insertMany).
@@ -109,14 +108,14 @@ public struct ArticleStore: Sendable {
                     many.bind(p + 1, uid: a.uid).bind(p + 2, a.title).bind(p + 3, a.content).bind(p + 4, a.createdAt.milliseconds)
                         .bind(p + 5, a.updatedAt.milliseconds)
                 }
+                let ids: [Int64]
                 do {
-                    try many.run()
+                    ids = try tx.connection.insertedIDs(many, count: per)
                 } catch let error as NotesError where error.kind == .conflict {
                     for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
                     throw error
                 }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
+                for k in 0..<per { prepared[start + k].id = ids[k] }
             }
             for index in whole..<prepared.count { try insertOne(index) }
             try tx.announce(.articlesCreated(prepared))
@@ -180,10 +179,9 @@ public struct ArticleStore: Sendable {
         let insert = try tx.prepare(tx.connection.sql.articles.insertIfNew)
         insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
             .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
-        try insert.run()
-        guard tx.connection.changes == 1 else { return nil }
+        guard let id = try tx.connection.insertedIDIfAny(insert) else { return nil }
         var inserted = article
-        inserted.id = tx.connection.lastInsertRowID
+        inserted.id = id
         try tx.announce(.articlesCreated([inserted]))
         return inserted.id
     }

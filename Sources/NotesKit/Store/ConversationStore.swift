@@ -49,8 +49,7 @@ public struct ConversationStore: Sendable {
             let uid = UID.random()
             let insert = try tx.prepare(tx.connection.sql.conversations.insert)
             insert.bind(1, uid: uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
-            try insert.run()
-            let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
+            let conversation = Conversation(id: try tx.connection.insertedID(insert), uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
             try tx.announce(.conversationCreated(id: conversation.id, uid: uid))
             try Self.touch(tx, conversation.id, at: tx.now)
             return conversation
@@ -105,9 +104,7 @@ public struct ConversationStore: Sendable {
         let stmt = try tx.prepare(tx.connection.sql.conversations.insertIfNew)
         stmt.bind(1, uid: conversation.uid).bind(2, conversation.title).bind(3, conversation.createdAt.milliseconds)
             .bind(4, conversation.lastActivityAt.milliseconds)
-        try stmt.run()
-        guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
+        guard let id = try tx.connection.insertedIDIfAny(stmt) else { return nil }
         try tx.announce(.conversationCreated(id: id, uid: conversation.uid))
         try touch(tx, id, at: conversation.lastActivityAt)
         return id

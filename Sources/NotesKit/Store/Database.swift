@@ -157,6 +157,43 @@ final class Connection {
 
     var lastInsertRowID: Int64 { database.lastInsertRowID }
     var changes: Int { database.changes }
+
+    // MARK: - Inserted ids
+    //
+    // Every INSERT of the stores learns its ids here: from the rows the statement returns (a
+    // backend whose insert statements end in `RETURNING id`), else from the connection's last
+    // insert rowid (SQLite, where a RETURNING would cost a row per insert).
+
+    /// Runs an INSERT of one row and returns its id, or nil when it inserted nothing (an
+    /// `ON CONFLICT DO NOTHING` that met its uid).
+    func insertedIDIfAny(_ insert: Statement) throws -> Int64? {
+        if try insert.step() {
+            let id = insert.int64(0)
+            while try insert.step() {}
+            return id
+        }
+        return changes == 1 ? lastInsertRowID : nil
+    }
+
+    /// Runs an INSERT of one row that must insert it, and returns its id.
+    func insertedID(_ insert: Statement) throws -> Int64 {
+        guard let id = try insertedIDIfAny(insert) else { throw NotesError(.internalError, "an insert wrote no row") }
+        return id
+    }
+
+    /// Runs an INSERT of `count` rows and returns their ids in row order: the ids it returns, else
+    /// (SQLite) the `count` consecutive ids ending at the last insert rowid.
+    func insertedIDs(_ insert: Statement, count: Int) throws -> [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        while try insert.step() { ids.append(insert.int64(0)) }
+        if ids.isEmpty {
+            let last = lastInsertRowID
+            for k in 0..<count { ids.append(last - Int64(count - 1 - k)) }
+        }
+        guard ids.count == count else { throw NotesError(.internalError, "an insert of \(count) rows returned \(ids.count) ids") }
+        return ids
+    }
 }
 
 /// A prepared statement of a ``Connection``. Bind parameters are 1-based, columns 0-based.

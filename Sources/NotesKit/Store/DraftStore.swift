@@ -138,8 +138,7 @@ extension ArticleStore {
         let stmt = try tx.prepare(tx.connection.sql.drafts.insertIfNew)
         stmt.bind(1, uid: draft.uid).bind(2, draft.articleId).bind(3, draft.baseRevision).bind(4, draft.title).bind(5, draft.content)
             .bind(6, draft.createdAt.milliseconds).bind(7, draft.updatedAt.milliseconds)
-        try stmt.run()
-        return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
+        return try tx.connection.insertedIDIfAny(stmt)
     }
 
     /// Stores every field of `draft` (found by its `id`) as given, as holding unsaved text. O(log n).

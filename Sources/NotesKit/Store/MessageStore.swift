@@ -133,14 +133,13 @@ public struct MessageStore: Sendable {
                 insert.bind(1, uid: m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
                     .bind(6, m.sender)
                 do {
-                    try insert.run()
+                    prepared[index].id = try tx.connection.insertedID(insert)
                 } catch var error as NotesError where error.kind == .conflict {
                     error.field = "uid"
                     error.line = records.count > 1 ? index : nil
                     error.message = "a message with uid \(m.uid) already exists"
                     throw error
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
             }
             // In bulk, several rows per statement: the backend's work per statement is then paid
             // once per chunk (ids consecutive: see StoreSQL.Messages.insertMany).
@@ -153,14 +152,14 @@ public struct MessageStore: Sendable {
                     many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
                         .bind(p + 6, m.sender)
                 }
+                let ids: [Int64]
                 do {
-                    try many.run()
+                    ids = try tx.connection.insertedIDs(many, count: per)
                 } catch let error as NotesError where error.kind == .conflict {
                     for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
                     throw error
                 }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
+                for k in 0..<per { prepared[start + k].id = ids[k] }
             }
             for index in whole..<prepared.count { try insertOne(index) }
             try tx.announce(.messagesCreated(prepared))
@@ -195,10 +194,9 @@ public struct MessageStore: Sendable {
         let stmt = try tx.prepare(tx.connection.sql.messages.insertIfNew)
         stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
             .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
-        try stmt.run()
-        guard tx.connection.changes == 1 else { return nil }
+        guard let id = try tx.connection.insertedIDIfAny(stmt) else { return nil }
         var inserted = message
-        inserted.id = tx.connection.lastInsertRowID
+        inserted.id = id
         try tx.announce(.messagesCreated([inserted]))
         return inserted.id
     }

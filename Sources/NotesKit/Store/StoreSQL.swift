@@ -49,12 +49,12 @@ struct StoreSQL: Sendable {
         /// Binds: 1 uid. Returns: an article row.
         var byUID: String
         /// Binds: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at (revision 1). A duplicate
-        /// uid fails with `.conflict`. The new id: `lastInsertRowID`.
+        /// uid fails with `.conflict`. The new id: its `RETURNING id` row, else `lastInsertRowID`.
         var insert: String
-        /// ``insert`` for many rows (5 parameters a row); ids consecutive, the last `lastInsertRowID`.
+        /// ``insert`` for many rows (5 parameters a row); ids: its `RETURNING id` rows, in row order, else consecutive, the last `lastInsertRowID`.
         var insertMany: MultiRow
         /// Binds: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at, 6 revision. Inserts
-        /// nothing (`changes` 0) when the uid exists.
+        /// nothing (`changes` 0, no row returned) when the uid exists.
         var insertIfNew: String
         /// Binds: 1 title, 2 content, 3 created_at, 4 updated_at, 5 revision, 6 id.
         var update: String
@@ -97,7 +97,7 @@ struct StoreSQL: Sendable {
         /// Binds: 1 uid, 2 title, 3 created_at, 4 last_activity_at (activity_seq 0). The new id:
         /// `lastInsertRowID`.
         var insert: String
-        /// As ``insert``; inserts nothing (`changes` 0) when the uid exists.
+        /// As ``insert``; inserts nothing (`changes` 0, no row returned) when the uid exists.
         var insertIfNew: String
         /// Binds: 1 title, 2 id.
         var rename: String
@@ -125,11 +125,11 @@ struct StoreSQL: Sendable {
         /// Binds: 1 id. Returns: 0 uid, 1 content.
         var uidAndContent: String
         /// Binds: 1 uid, 2 conversation_id, 3 content, 4 from_me, 5 sent_at, 6 sender. A duplicate
-        /// uid fails with `.conflict`. The new id: `lastInsertRowID`.
+        /// uid fails with `.conflict`. The new id: its `RETURNING id` row, else `lastInsertRowID`.
         var insert: String
-        /// ``insert`` for many rows (6 parameters a row); ids consecutive, the last `lastInsertRowID`.
+        /// ``insert`` for many rows (6 parameters a row); ids: its `RETURNING id` rows, in row order, else consecutive, the last `lastInsertRowID`.
         var insertMany: MultiRow
-        /// As ``insert``; inserts nothing (`changes` 0) when the uid exists.
+        /// As ``insert``; inserts nothing (`changes` 0, no row returned) when the uid exists.
         var insertIfNew: String
         /// Binds: 1 id.
         var delete: String
