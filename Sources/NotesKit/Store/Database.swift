@@ -88,8 +88,19 @@ protocol DatabaseStatement {
 /// The store's handle on one database connection, whatever the backend: a cache of prepared
 /// statements, transactions, and the backend's SQL (``sql``).
 ///
-/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock.
-final class Connection {
+/// Not thread-safe by itself: the backend's connection is not (SQLite's is opened with
+/// `SQLITE_OPEN_NOMUTEX`) and the statement cache is plain Swift state.
+///
+/// Why `@unchecked Sendable` is safe: a connection is only ever used by one thread at a time. A
+/// ``Store``'s connection lives inside the store's `Mutex<Connection?>` and is handed only to the
+/// non-escaping bodies of `Store.read`/`Store.write`, which run under that lock; the other
+/// connections (a selection's second half, `BackgroundRead`) are made, used and closed by one
+/// thread. What the compiler cannot see is that those bodies never keep the connection (or a
+/// `Statement` of it) past their return; the conformance is what lets it check everything around
+/// the lock (`Store` itself and the layouts, selections and threads built on it are checked
+/// `Sendable`). Exercised from many threads at once by `ConcurrencyTests` (Swift) and
+/// `test_threads.py`.
+final class Connection: @unchecked Sendable {
     let database: any DatabaseConnection
     /// The backend's statements (see ``StoreSQL``).
     let sql: StoreSQL
