@@ -82,43 +82,14 @@ public struct ArticleStore: Sendable {
                 if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
                 if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }
             }
-            let insert = try tx.prepare(tx.connection.sql.articles.insert)
-            func insertOne(_ index: Int) throws {
-                let a = prepared[index]
-                insert.reset()
-                insert.bind(1, uid: a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
-                do {
-                    prepared[index].id = try tx.connection.insertedID(insert)
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "an article with uid \(a.uid) already exists"
-                    error.code = "uid_exists"
-                    throw error
+            let ids = try Self.insertRows(tx, prepared)
+            for index in prepared.indices {
+                guard let id = ids[index] else {
+                    throw NotesError(.conflict, "an article with uid \(prepared[index].uid) already exists", field: "uid",
+                                     line: records.count > 1 ? index : nil, code: "uid_exists")
                 }
+                prepared[index].id = id
             }
-            // In bulk, several rows per statement, as MessageStore.insertMany does (ids consecutive:
-            // see StoreSQL.Articles.insertMany).
-            let insertMany = tx.connection.sql.articles.insertMany
-            let per = insertMany.rows, whole = prepared.count / per * per
-            for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(insertMany.sql)
-                for k in 0..<per {
-                    let a = prepared[start + k], p = Int32(5 * k)
-                    many.bind(p + 1, uid: a.uid).bind(p + 2, a.title).bind(p + 3, a.content).bind(p + 4, a.createdAt.milliseconds)
-                        .bind(p + 5, a.updatedAt.milliseconds)
-                }
-                let ids: [Int64]
-                do {
-                    ids = try tx.connection.insertedIDs(many, count: per)
-                } catch let error as NotesError where error.kind == .conflict {
-                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
-                    throw error
-                }
-                for k in 0..<per { prepared[start + k].id = ids[k] }
-            }
-            for index in whole..<prepared.count { try insertOne(index) }
-            try tx.announce(.articlesCreated(prepared))
             return prepared
         }
     }
@@ -173,17 +144,25 @@ public struct ArticleStore: Sendable {
     // the change feed and the search index), from every caller: the editor, bulk create, saved
     // drafts and imports.
 
-    /// Inserts `article` with its uid, times and revision as given, and records the creation.
-    /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
-    static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
-        let insert = try tx.prepare(tx.connection.sql.articles.insertIfNew)
-        insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
-            .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
-        guard let id = try tx.connection.insertedIDIfAny(insert) else { return nil }
-        var inserted = article
-        inserted.id = id
-        try tx.announce(.articlesCreated([inserted]))
-        return inserted.id
+    /// Inserts `articles` with their uids, times and revisions as given, records their creation
+    /// and hands them to the search index (see ``WriteContext/insertRows``). Returns each new id,
+    /// or nil (writing nothing for it) when an article already has that uid. O(k log n).
+    static func insertRows(_ tx: WriteContext, _ articles: [Article]) throws -> [Int64?] {
+        let ids = try tx.insertRows(count: articles.count, tx.connection.sql.articles.inserts, bind: { stmt, p, k in
+            let a = articles[k]
+            stmt.bind(p, uid: a.uid).bind(p + 1, a.title).bind(p + 2, a.content).bind(p + 3, a.createdAt.milliseconds)
+                .bind(p + 4, a.updatedAt.milliseconds).bind(p + 5, a.revision)
+        }, uid: { articles[$0].uid })
+        var created: [Article] = []
+        created.reserveCapacity(articles.count)
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            var article = articles[k]
+            article.id = id
+            created.append(article)
+        }
+        try tx.announce(.articlesCreated(created))
+        return ids
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.

@@ -28,6 +28,21 @@ struct StoreSQL: Sendable {
         var rows: Int
     }
 
+    /// The statements of ``WriteContext/insertRows(count:_:bind:uid:)``: new rows of one table,
+    /// each written unless its uid is there already (`ON CONFLICT (uid) DO NOTHING`).
+    struct RowInserts: Sendable {
+        /// Binds: one row's `perRow` values.
+        var one: String
+        /// The same for `many.rows` rows at once.
+        var many: MultiRow
+        /// Parameters a row.
+        var perRow: Int
+        /// Returns: 0 the highest id of the table, 0 when it is empty.
+        var maxID: String
+        /// Binds: 1 uid. Returns: 0 the id of the row with that uid.
+        var idByUID: String
+    }
+
     /// Table `meta`: small named integers of the store (its cursor secret, the search index's
     /// indexed-through ids, the feed's compaction horizon).
     struct Meta: Sendable {
@@ -48,14 +63,8 @@ struct StoreSQL: Sendable {
         var byID: String
         /// Binds: 1 uid. Returns: an article row.
         var byUID: String
-        /// Binds: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at (revision 1). A duplicate
-        /// uid fails with `.conflict`. The new id: its `RETURNING id` row, else `lastInsertRowID`.
-        var insert: String
-        /// ``insert`` for many rows (5 parameters a row); ids: its `RETURNING id` rows, in row order, else consecutive, the last `lastInsertRowID`.
-        var insertMany: MultiRow
-        /// Binds: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at, 6 revision. Inserts
-        /// nothing (`changes` 0, no row returned) when the uid exists.
-        var insertIfNew: String
+        /// Rows bind: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at, 6 revision.
+        var inserts: RowInserts
         /// Binds: 1 title, 2 content, 3 created_at, 4 updated_at, 5 revision, 6 id.
         var update: String
         /// Binds: 1 id.
@@ -124,13 +133,8 @@ struct StoreSQL: Sendable {
         var byUID: String
         /// Binds: 1 id. Returns: 0 uid, 1 content.
         var uidAndContent: String
-        /// Binds: 1 uid, 2 conversation_id, 3 content, 4 from_me, 5 sent_at, 6 sender. A duplicate
-        /// uid fails with `.conflict`. The new id: its `RETURNING id` row, else `lastInsertRowID`.
-        var insert: String
-        /// ``insert`` for many rows (6 parameters a row); ids: its `RETURNING id` rows, in row order, else consecutive, the last `lastInsertRowID`.
-        var insertMany: MultiRow
-        /// As ``insert``; inserts nothing (`changes` 0, no row returned) when the uid exists.
-        var insertIfNew: String
+        /// Rows bind: 1 uid, 2 conversation_id, 3 content, 4 from_me, 5 sent_at, 6 sender.
+        var inserts: RowInserts
         /// Binds: 1 id.
         var delete: String
         /// Binds: 1 conversation_id, 2 from (ms, inclusive), 3 to (exclusive), 4 from_me,

@@ -7,8 +7,17 @@ extension StoreSQL {
         let conversation = "id, uid, title, created_at, last_activity_at"
         let message = "id, uid, conversation_id, content, from_me, sent_at, sender"
         let feed = "seq, last_seq, kind, entity_id, at, revision, entries, uids"
-        func many(_ insert: String, _ row: String, _ rows: Int) -> MultiRow {
-            MultiRow(sql: insert + Array(repeating: row, count: rows).joined(separator: ", "), rows: rows)
+        // New rows of `table`, 64 a statement: SQLite's work per statement (AUTOINCREMENT's
+        // bookkeeping included) is then paid once per chunk; AUTOINCREMENT under the write lock
+        // numbers one statement's rows consecutively.
+        func inserts(_ table: String, _ columns: [String]) -> RowInserts {
+            let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            let head = "INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES "
+            let tail = " ON CONFLICT(uid) DO NOTHING"
+            return RowInserts(one: head + row + tail,
+                              many: MultiRow(sql: head + Array(repeating: row, count: 64).joined(separator: ", ") + tail, rows: 64),
+                              perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
+                              idByUID: "SELECT id FROM \(table) WHERE uid = ?")
         }
         return StoreSQL(
             meta: Meta(
@@ -21,12 +30,7 @@ extension StoreSQL {
                 count: "SELECT count(*) FROM articles",
                 byID: "SELECT \(article) FROM articles WHERE id = ?",
                 byUID: "SELECT \(article) FROM articles WHERE uid = ?",
-                insert: "INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)",
-                // 64 rows a statement: SQLite's work per statement (AUTOINCREMENT's bookkeeping
-                // included) is then paid once per chunk; AUTOINCREMENT under the write lock numbers
-                // a statement's rows consecutively.
-                insertMany: many("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES ", "(?, ?, ?, ?, ?, 1)", 64),
-                insertIfNew: "INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING",
+                inserts: inserts("articles", ["uid", "title", "content", "created_at", "updated_at", "revision"]),
                 update: "UPDATE articles SET title = ?, content = ?, created_at = ?, updated_at = ?, revision = ? WHERE id = ?",
                 delete: "DELETE FROM articles WHERE id = ?",
                 newestFirst: Keyset(select: "SELECT \(article) FROM articles", key: "created_at")
@@ -62,9 +66,7 @@ extension StoreSQL {
                 byID: "SELECT \(message) FROM messages WHERE id = ?",
                 byUID: "SELECT \(message) FROM messages WHERE uid = ?",
                 uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
-                insert: "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)",
-                insertMany: many("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES ", "(?, ?, ?, ?, ?, ?)", 64),
-                insertIfNew: "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING",
+                inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"]),
                 delete: "DELETE FROM messages WHERE id = ?",
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
