@@ -191,20 +191,6 @@ final class Connection: @unchecked Sendable {
         guard let id = try insertedIDIfAny(insert) else { throw NotesError(.internalError, "an insert wrote no row") }
         return id
     }
-
-    /// Runs an INSERT of `count` rows and returns their ids in row order: the ids it returns, else
-    /// (SQLite) the `count` consecutive ids ending at the last insert rowid.
-    func insertedIDs(_ insert: Statement, count: Int) throws -> [Int64] {
-        var ids: [Int64] = []
-        ids.reserveCapacity(count)
-        while try insert.step() { ids.append(insert.int64(0)) }
-        if ids.isEmpty {
-            let last = lastInsertRowID
-            for k in 0..<count { ids.append(last - Int64(count - 1 - k)) }
-        }
-        guard ids.count == count else { throw NotesError(.internalError, "an insert of \(count) rows returned \(ids.count) ids") }
-        return ids
-    }
 }
 
 /// A prepared statement of a ``Connection``. Bind parameters are 1-based, columns 0-based.
