@@ -171,9 +171,10 @@ final class Connection: @unchecked Sendable {
 
     // MARK: - Inserted ids
     //
-    // Every INSERT of the stores learns its ids here: from the rows the statement returns (a
-    // backend whose insert statements end in `RETURNING id`), else from the connection's last
-    // insert rowid (SQLite, where a RETURNING would cost a row per insert).
+    // A single-row INSERT (conversations, drafts) learns its id here: from the row the statement
+    // returns (a backend whose insert statements end in `RETURNING id`), else from the
+    // connection's last insert rowid (SQLite, where a RETURNING would cost a row per insert).
+    // Articles and messages insert through `WriteContext.insertRows` (`RowInsert.swift`).
 
     /// Runs an INSERT of one row and returns its id, or nil when it inserted nothing (an
     /// `ON CONFLICT DO NOTHING` that met its uid).
