@@ -9,7 +9,9 @@ slots are filled directly, as ``pickle`` does): the same objects, a third of the
 from __future__ import annotations
 
 import struct
+from collections import deque
 from datetime import datetime, timedelta, timezone
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _ffi
@@ -41,9 +43,14 @@ def time_from_ms(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=min(max(ms, _MIN_MS), _MAX_MS))
 
 
+_per_second = (1000).__rtruediv__   # ms -> ms / 1000
+
+
 def times(column: List[int]) -> List[datetime]:
     """A column of UTC milliseconds as aware datetimes."""
     try:
+        if not column or (-_FAST < min(column) and max(column) < _FAST):
+            return list(map(_fromtimestamp, map(_per_second, column), repeat(UTC, len(column))))
         return [_fromtimestamp(ms / 1000, UTC) if -_FAST < ms < _FAST else time_from_ms(ms) for ms in column]
     except TypeError:  # a null
         return [None if ms is None else time_from_ms(ms) for ms in column]
@@ -154,8 +161,10 @@ def get_article(function: Any, handle: int, id: int) -> Article:
         _nk_free(p)
     a = _new(Article)
     _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
-    _A4(a, _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created))
-    _A5(a, _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
+    created_at = _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created)
+    _A4(a, created_at)
+    _A5(a, created_at if updated == created else
+        _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
     _A6(a, revision)
     return a
 
@@ -222,14 +231,31 @@ def draft_from_row(p: int) -> Dict[str, Any]:
 Columns = Dict[str, List[Any]]
 
 
+_ARTICLE_SETTERS = (_A0, _A1, _A2, _A3, _A4, _A5, _A6)
+_MESSAGE_SETTERS = (_M0, _M1, _M2, _M3, _M4, _M5, _M6)
+_consume = deque(maxlen=0).extend
+
+
+def _records(cls: type, setters: Tuple[Callable[[Any, Any], None], ...], columns: Tuple[List[Any], ...]) -> List[Any]:
+    """Records of ``cls`` made column by column: each slot of every record set by one C-level ``map``."""
+    made = list(map(_new, repeat(cls, len(columns[0]))))
+    for setter, values in zip(setters, columns):
+        _consume(map(setter, made, values))
+    return made
+
+
 def articles(c: Columns) -> List[Article]:
-    return list(map(article, c["id"], c["uid"], c["title"], c["content"], times(c["created_at"]), times(c["updated_at"]),
-                    c["revision"]))
+    created, updated = c["created_at"], c["updated_at"]
+    created_at = times(created)
+    # Articles never edited were updated when created: the same (immutable) datetimes serve both.
+    updated_at = created_at if updated == created else times(updated)
+    return _records(Article, _ARTICLE_SETTERS, (c["id"], c["uid"], c["title"], c["content"], created_at, updated_at,
+                                                c["revision"]))
 
 
 def messages(c: Columns) -> List[Message]:
-    return list(map(message, c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"], times(c["sent_at"]),
-                    c["sender"]))
+    return _records(Message, _MESSAGE_SETTERS, (c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"],
+                                                times(c["sent_at"]), c["sender"]))
 
 
 def conversations(c: Columns, store: "Store") -> List[Conversation]:
