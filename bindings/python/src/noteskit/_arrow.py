@@ -118,6 +118,18 @@ def _bits(address: int, offset: int, n: int) -> str:
 
 
 _ONE = "1".__eq__
+_UNPACKERS: Dict[Tuple[str, int], Any] = {}
+
+
+def _numbers(code: str, width: int, start: int, n: int) -> List[int]:
+    """``n`` little-endian integers (``struct`` code ``code``, ``width`` bytes each) from ``start``."""
+    unpack = _UNPACKERS.get((code, n))
+    if unpack is None:
+        if n > 1024:  # (large columns: one cast of the memory, no Struct kept for their length)
+            values: List[int] = MEMORY[start:start + width * n].cast("q" if code == "q" else "i").tolist()
+            return values
+        unpack = _UNPACKERS[(code, n)] = struct.Struct(f"<{n}{code}").unpack_from
+    return list(unpack(MEMORY, start))
 
 
 def _strings(data: bytes, o: List[int]) -> List[str]:
@@ -141,21 +153,17 @@ def _column(address: int, field: Field) -> List[Any]:
         return [None] * length
     fmt = field.format
     if fmt == "l" or fmt.startswith("ts"):
-        start = buf[1] + 8 * offset
-        values: List[Any] = MEMORY[start:start + 8 * length].cast("q").tolist()
+        values: List[Any] = _numbers("q", 8, buf[1] + 8 * offset, length)
     elif fmt == "i":
-        start = buf[1] + 4 * offset
-        values = MEMORY[start:start + 4 * length].cast("i").tolist()
+        values = _numbers("i", 4, buf[1] + 4 * offset, length)
     elif fmt == "b":
         values = list(map(_ONE, _bits(buf[1], offset, length)))
     elif fmt in ("u", "U"):
-        width = 4 if fmt == "u" else 8
-        start = buf[1] + width * offset
-        o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
+        o = (_numbers("i", 4, buf[1] + 4 * offset, length + 1) if fmt == "u" else
+             _numbers("q", 8, buf[1] + 8 * offset, length + 1))
         values = _strings(MEMORY[buf[2] + o[0]:buf[2] + o[-1]].tobytes(), o)
     elif fmt == "+l":
-        start = buf[1] + 4 * offset
-        o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
+        o = _numbers("i", 4, buf[1] + 4 * offset, length + 1)
         (child,) = _pointers(children, n_children)
         items = _column(child, field.children[0]) if o[-1] > o[0] else []
         base = o[0]

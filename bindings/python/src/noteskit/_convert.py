@@ -12,17 +12,18 @@ import struct
 from collections import deque
 from datetime import datetime, timedelta, timezone
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._arrow import MEMORY, _out
 from .errors import InvalidArgumentError, NotesError
-from .models import Article, Change, Conversation, Message, MessageHit, SearchHit, Spans
+from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit, Spans
 
 if TYPE_CHECKING:
     from .store import Store
 
 UTC = timezone.utc
+T = TypeVar("T")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _fromtimestamp = datetime.fromtimestamp
 _fromiso = datetime.fromisoformat
@@ -233,15 +234,28 @@ Columns = Dict[str, List[Any]]
 
 _ARTICLE_SETTERS = (_A0, _A1, _A2, _A3, _A4, _A5, _A6)
 _MESSAGE_SETTERS = (_M0, _M1, _M2, _M3, _M4, _M5, _M6)
-_consume = deque(maxlen=0).extend
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 
 
 def _records(cls: type, setters: Tuple[Callable[[Any, Any], None], ...], columns: Tuple[List[Any], ...]) -> List[Any]:
     """Records of ``cls`` made column by column: each slot of every record set by one C-level ``map``."""
-    made = list(map(_new, repeat(cls, len(columns[0]))))
+    n = len(columns[0])
+    made: List[Any] = list(map(_new, repeat(cls, n)))
+    if n < 4:  # (a map per slot costs more than it saves for a row or two)
+        for record, row in zip(made, zip(*columns)):
+            for setter, value in zip(setters, row):
+                setter(record, value)
+        return made
     for setter, values in zip(setters, columns):
         _consume(map(setter, made, values))
     return made
+
+
+def page(items: List[T], next_cursor: Optional[str]) -> Page[T]:
+    """A :class:`Page` (frozen: its fields are set as its ``__init__`` would, without the call)."""
+    p: Page[T] = _new(Page)
+    p.__dict__.update(items=items, next_cursor=next_cursor, has_more=next_cursor is not None)
+    return p
 
 
 def articles(c: Columns) -> List[Article]:
@@ -298,7 +312,7 @@ def message_hits(c: Columns, n: int) -> List[MessageHit]:
     return list(map(MessageHit, messages(c), _span_maps(c, ("content",), n)))
 
 
-__all__ = ["article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
+__all__ = ["page", "article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
            "conversation_from_row", "conversations", "draft_from_row", "drafts", "format_time", "message",
            "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "time_from_ms",
            "times", "change_from_json"]
