@@ -169,7 +169,10 @@ def _column(address: int, field: Field) -> List[Any]:
         base = o[0]
         if base:
             o = [x - base for x in o]
-        values = [items[a:b] for a, b in zip(o, o[1:])]
+        # The library's only lists are match spans, flat start, end pairs: paired once for the column.
+        flat = iter(items)
+        pairs = list(zip(flat, flat))
+        values = [pairs[a >> 1:b >> 1] for a, b in zip(o, o[1:])]
     else:
         raise InternalError(f"unexpected Arrow format {fmt!r} in column {field.name!r}")
     if null_count and buf[0]:
@@ -179,7 +182,8 @@ def _column(address: int, field: Field) -> List[Any]:
 
 def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
     """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
-    (times as int milliseconds, list<int32> as lists of ints). The array is not released."""
+    (times as int milliseconds; list<int32>, the match spans' flat start, end pairs, as lists of
+    ``(start, end)`` tuples). The array is not released."""
     length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
     if not release_fn:
         raise InternalError("the Arrow array was already released")

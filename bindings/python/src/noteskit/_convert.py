@@ -293,23 +293,29 @@ def change_from_json(d: Dict[str, Any]) -> Change:
     return Change(d["seq"], d["entity"], d["op"], d["id"], d["uid"], d["revision"], _fromiso(d["at"]))
 
 
-def _pairs(flat: List[int]) -> List[Tuple[int, int]]:
-    it = iter(flat)
-    return list(zip(it, it))
+def _span_maps(c: Columns, fields: Tuple[str, ...]) -> List[Spans]:
+    """Each hit's spans by field (the batch's span columns are lists of (start, end) already)."""
+    if len(fields) == 1:
+        (name,) = fields
+        return [{name: spans} for spans in c[f"{name}_spans"]]
+    return [dict(zip(fields, row)) for row in zip(*(c[f"{name}_spans"] for name in fields))]
 
 
-def _span_maps(c: Columns, fields: Tuple[str, ...], n: int) -> List[Spans]:
-    columns = [[_pairs(flat) for flat in c[f"{name}_spans"]] for name in fields]
-    return [{name: column[i] for name, column in zip(fields, columns)} for i in range(n)]
+def _hits(cls: type, name: str, records: List[Any], spans: List[Spans]) -> List[Any]:
+    """``cls(record, spans)`` for each pair (frozen dataclasses: their fields set as ``__init__`` would)."""
+    hits: List[Any] = list(map(_new, repeat(cls, len(records))))
+    for hit, record, where in zip(hits, records, spans):
+        hit.__dict__.update({name: record, "spans": where})
+    return hits
 
 
 def article_hits(c: Columns, n: int) -> List[SearchHit]:
     fields = tuple(name for name in ("title", "content") if f"{name}_spans" in c)
-    return list(map(SearchHit, articles(c), _span_maps(c, fields, n)))
+    return _hits(SearchHit, "article", articles(c), _span_maps(c, fields))
 
 
 def message_hits(c: Columns, n: int) -> List[MessageHit]:
-    return list(map(MessageHit, messages(c), _span_maps(c, ("content",), n)))
+    return _hits(MessageHit, "message", messages(c), _span_maps(c, ("content",)))
 
 
 __all__ = ["page", "article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
