@@ -69,6 +69,12 @@ enum Postings {
         ids.reduce(0) { $0 + size(UInt64(bitPattern: $1)) }
     }
 
+    static func decode(_ bytes: [UInt8]) -> [Int64] {
+        var out: [Int64] = []
+        bytes.withUnsafeBytes { decode($0, into: &out) }
+        return out
+    }
+
     static func encode(_ ids: some Collection<Int64>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(ids.count * 2)
@@ -78,52 +84,6 @@ enum Postings {
             previous = id
         }
         return out
-    }
-
-    /// A list in the block format (`bytes`: the first id, then the gaps) re-encoded as a tail
-    /// (plain ids) into `out`, without decoding it into an array.
-    static func tail(fromGaps bytes: [UInt8], into out: inout [UInt8]) {
-        out.removeAll(keepingCapacity: true)
-        var id: UInt64 = 0, v: UInt64 = 0, shift: UInt64 = 0
-        for b in bytes {
-            v |= UInt64(b & 0x7F) << shift
-            if b >= 0x80 { shift += 7; continue }
-            id &+= v
-            append(id, to: &out)
-            v = 0
-            shift = 0
-        }
-    }
-
-    /// A list in the block format split as ``chunks(_:)`` splits its ids: the blocks one after the
-    /// other in `out`, each with its first id and its bytes' range (a block starts with its first
-    /// id, then the gaps as they were).
-    static func blocks(fromGaps bytes: [UInt8], into out: inout [UInt8], ranges: inout [(first: Int64, range: Range<Int>)]) {
-        out.removeAll(keepingCapacity: true)
-        ranges.removeAll(keepingCapacity: true)
-        var id: UInt64 = 0, v: UInt64 = 0, shift: UInt64 = 0
-        var first: UInt64 = 0, blockStart = 0, varintStart = 0
-        for i in bytes.indices {
-            let b = bytes[i]
-            v |= UInt64(b & 0x7F) << shift
-            if b >= 0x80 { shift += 7; continue }
-            id &+= v
-            let width = i + 1 - varintStart
-            if out.count > blockStart && out.count - blockStart + width > blockBytes {
-                ranges.append((Int64(bitPattern: first), blockStart..<out.count))
-                blockStart = out.count
-            }
-            if out.count == blockStart {
-                first = id
-                append(id, to: &out)
-            } else {
-                out.append(contentsOf: bytes[varintStart...i])
-            }
-            varintStart = i + 1
-            v = 0
-            shift = 0
-        }
-        if out.count > blockStart { ranges.append((Int64(bitPattern: first), blockStart..<out.count)) }
     }
 
     /// Splits ascending `ids` into consecutive runs that each encode in at most `blockBytes`.

@@ -145,38 +145,31 @@ struct SearchIndex: Sendable {
     /// that grew too long is moved into blocks.
     func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
         let putRow = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
-        let putBlock = try db.prepare("INSERT INTO \(blocksTable)(gram, first, ids) VALUES (?, ?, ?)")
-        // Each gram's postings go from the accumulator's bytes to the stored rows byte by byte.
-        var bytes: [UInt8] = [], tail: [UInt8] = [], blocks: [UInt8] = []
-        var ranges: [(first: Int64, range: Range<Int>)] = []
+        var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
             let gram = accumulator.gram(g)
             accumulator.bytes(of: g, into: &bytes)
-            Postings.tail(fromGaps: bytes, into: &tail)
-            guard indexIsEmpty else {
-                try append(db, gram, count: Int64(accumulator.count(g)), tail: tail)
-                continue
+            let ids = Postings.decode(bytes)
+            var tail = ids
+            if indexIsEmpty && Postings.tailSize(ids) > Postings.blockBytes {
+                for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
+                tail = []
             }
-            if tail.count > Postings.blockBytes {
-                Postings.blocks(fromGaps: bytes, into: &blocks, ranges: &ranges)
-                for (first, range) in ranges {
-                    putBlock.reset()
-                    putBlock.bind(1, Int64(gram)).bind(2, first).bind(3, blob: Array(blocks[range]))
-                    try putBlock.run()
-                }
-                tail.removeAll(keepingCapacity: true)
+            if indexIsEmpty {
+                putRow.reset()
+                putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
+                try putRow.run()
+            } else {
+                try append(db, gram, ids: tail)
             }
-            putRow.reset()
-            putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: tail)
-            try putRow.run()
         }
     }
 
-    /// Appends `count` ids (`tail`, encoded as a tail; above every id the gram has) to the gram's
-    /// tail in one upsert; moves the tail into blocks when it outgrows one.
-    private func append(_ db: Connection, _ gram: UInt64, count: Int64, tail: [UInt8]) throws {
+    /// Appends `ids` (above every id the gram has) to the gram's tail in one upsert; moves the
+    /// tail into blocks when it outgrows one.
+    private func append(_ db: Connection, _ gram: UInt64, ids: [Int64]) throws {
         let upsert = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
-        upsert.bind(1, Int64(gram)).bind(2, count).bind(3, blob: tail)
+        upsert.bind(1, Int64(gram)).bind(2, Int64(ids.count)).bind(3, blob: Postings.encodeTail(ids))
         let length = try upsert.step() ? upsert.int64(0) : 0
         upsert.reset()
         if length > Int64(Postings.blockBytes) { try spill(db, gram) }
