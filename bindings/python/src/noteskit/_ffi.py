@@ -223,6 +223,16 @@ NK_SEARCH_CASE_SENSITIVE = 1
 NK_SEARCH_OLDEST_FIRST = 2
 nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
                              ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_store_search(nk_store *store, const char *query, int32_t kinds, int64_t since, int64_t until,
+#                         int64_t limit, const char *after, char **out_order, struct ArrowArray *out_messages,
+#                         struct ArrowSchema *out_messages_schema, struct ArrowArray *out_array,
+#                         struct ArrowSchema *out_schema, char **out_cursor);
+NK_KIND_ARTICLES = 1
+NK_KIND_MESSAGES = 2
+nk_store_search = _declare("nk_store_search", c_int32, c_void_p, c_char_p, c_int32, c_int64, c_int64, c_int64, c_char_p,
+                           c_void_pp, ArrowArray_p, ArrowSchema_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_snippet(const char *text, const int64_t *spans, int64_t span_count, int64_t width, char **out_json);
+nk_snippet = _declare("nk_snippet", c_int32, c_char_p, c_void_p, c_int64, c_int64, c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
 nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
 # int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
+    from .search import Snippet
     from .store import Store
 
 T = TypeVar("T")
@@ -221,6 +222,31 @@ class SearchHit:
     article: Article
     spans: Spans
 
+    #: What was found, in a page of :meth:`Store.search`: ``"article"`` (a :class:`MessageHit` says ``"message"``).
+    kind: ClassVar[str] = "article"
+
+    @property
+    def record(self) -> Article:
+        """The article found (as :attr:`MessageHit.record` is the message): one name for both kinds of hit."""
+        return self.article
+
+    def snippet(self, width: int = 60, field: Optional[str] = None) -> "Snippet":
+        """A one-line :class:`Snippet` of ``width`` characters around the first match, for a result list.
+
+        ``field`` is ``"title"`` or ``"content"``; by default the content when it matched, else the
+        title when it matched, else the content's beginning. See :class:`Snippet` for how it is cut
+        (grapheme clusters are never split) and for ``width=0`` (empty) and widths smaller than the match.
+        """
+        from .search import snippet
+
+        if field is None:
+            field = "title" if self.spans.get("title") and not self.spans.get("content") else "content"
+        if field not in ("title", "content"):
+            from .errors import ValidationError
+
+            raise ValidationError(f'field must be "title" or "content", got {field!r}', field="field")
+        return snippet(getattr(self.article, field), self.spans.get(field, ()), width)
+
 @dataclass(frozen=True)
 class MessageHit:
     """One message found by :meth:`Messages.search`: the message and where the query matched.
@@ -238,3 +264,25 @@ class MessageHit:
 
     message: Message
     spans: Spans
+
+    #: What was found, in a page of :meth:`Store.search`: ``"message"`` (a :class:`SearchHit` says ``"article"``).
+    kind: ClassVar[str] = "message"
+
+    @property
+    def record(self) -> Message:
+        """The message found (as :attr:`SearchHit.record` is the article)."""
+        return self.message
+
+    def snippet(self, width: int = 60) -> "Snippet":
+        """A one-line :class:`Snippet` of the message's text, ``width`` characters around the first
+        match (see :meth:`SearchHit.snippet`).
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     _ = store.conversations.create("Alice").send("Family 👩‍👩‍👧 dinner at 8, bring the 🇯🇵 flag")
+        ...     store.messages.search("dinner")[0].snippet(width=12).text   # the family emoji is one character
+        '… 👩‍👩‍👧 dinner at…'
+        """
+        from .search import snippet
+
+        return snippet(self.message.content, self.spans.get("content", ()), width)

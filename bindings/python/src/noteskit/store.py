@@ -5,7 +5,7 @@ import json
 import os
 from ctypes import byref, c_void_p
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _ffi
 from ._arrow import call_batch
@@ -18,7 +18,9 @@ from .models import Change
 from .privacy import file_mode, make_private_folder, warn_if_exposed
 
 if TYPE_CHECKING:
-    from datetime import timedelta
+    from datetime import datetime, timedelta
+
+    from .models import MessageHit, Page, SearchHit
 
     from .exchange import ExportReport, ImportReport
     from .feed import CompactReport
@@ -186,6 +188,35 @@ class Store(_Handle):
         return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress,
                        conversation=conversation, title=title, me=me, tz=tz, encoding=encoding, delimiter=delimiter,
                        columns=columns, unknown_columns=unknown_columns, date_order=date_order)
+
+    # ---- Search over every kind -------------------------------------------------------------
+
+    def search(self, query: str, kinds: Union[str, Sequence[str]] = ("articles", "messages"),
+               since: Optional[datetime] = None, until: Optional[datetime] = None, limit: int = 20,
+               after: Optional[str] = None) -> "Page[Union[SearchHit, MessageHit]]":
+        """One search over articles (title or content) and messages: a :class:`Page` of hits, newest first across kinds.
+
+        Each hit says what it found: a :class:`SearchHit` (``hit.kind == "article"``) or a
+        :class:`MessageHit` (``"message"``); ``hit.record`` is the article or message either way,
+        ``hit.spans`` where the query matched, and ``hit.snippet(width=60)`` a one-line excerpt.
+        Ordered by time (an article's ``created_at``, a message's ``sent_at``), then articles
+        before messages, then newest id. Matching is as :meth:`Articles.search` (literal, NFC,
+        case-insensitive; an empty query lists everything). ``kinds`` is ``("articles",
+        "messages")``, or one of them; ``since`` (inclusive) and ``until`` (exclusive) bound the
+        time. Keyset-paged: pass ``next_cursor`` as ``after`` to the same search (query, kinds,
+        since, until).
+
+        >>> import noteskit as nk
+        >>> from datetime import datetime, timezone
+        >>> with nk.Store.memory() as store:
+        ...     _ = store.articles.create(title="Weekend", content="Hiking if the weather holds")
+        ...     _ = store.conversations.create("Alice").receive("weather looks good!", sent_at=datetime(2030, 1, 1, tzinfo=timezone.utc))
+        ...     [(hit.kind, hit.snippet(width=20).text) for hit in store.search("weather")]
+        [('message', 'weather looks good!'), ('article', '…if the weather holds')]
+        """
+        from .search import search
+
+        return search(self, query, kinds, since, until, limit, after)
 
     # ---- Change feed ------------------------------------------------------------------------
 
