@@ -523,6 +523,19 @@ int32_t nk_store_export(nk_store *store, const char *path, const char *format, c
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 
+/* Imports a table of records given as an Arrow stream (what `noteskit` reads from a Parquet file):
+ * the same import as nk_store_import's (one transaction, records matched by uid, the policies, the
+ * report), a row for a line. table: "articles" (columns title, content; optional uid, created_at,
+ * updated_at, revision), "conversations" (title; optional uid, created_at, last_activity_at) or
+ * "messages" (content, from_me; optional uid, sent_at, sender, conversation_uid,
+ * conversation_title: a message's conversation by uid, created with its title when new). Column
+ * types as the bulk writes read them, revision any integer type; an unknown column, a missing or
+ * mistyped one is NK_E_VALIDATION and nothing is written. records is taken over (released, also on
+ * failure). source (nullable): the name errors and skips give as the file. options_json
+ * (nullable): {"on_conflict", "on_error"} as nk_store_import's. *out_json as nk_store_import's. */
+int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+                              const char *options_json, char **out_json);
+
 /* ---- Search ----------------------------------------------------------------------------------- */
 /* Literal substring search: every character of the query is itself; text and query are compared
  * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty

@@ -22,6 +22,8 @@ enum ArrowFieldKind {
     /// A timestamp of any unit, with or without a time zone (naive = UTC); an integer column of
     /// milliseconds since 1970-01-01 UTC; or ISO-8601 text.
     case time
+    /// An integer column of any width (a revision).
+    case integer
 }
 
 struct ArrowField {
@@ -193,6 +195,10 @@ struct Batch {
 
     func optionalTime(_ field: Int, _ row: Int) throws -> Timestamp? {
         try columns[field]?.time(row, record: first + row)
+    }
+
+    func optionalInteger(_ field: Int, _ row: Int) throws -> Int64? {
+        try columns[field]?.integer(row)
     }
 }
 
@@ -414,6 +420,7 @@ struct ArrowColumn {
         case (.text, .utf8), (.text, .view), (.text, .dictionary): ok = true
         case (.flag, .bool), (.flag, .integer): ok = true
         case (.time, .timestamp), (.time, .integer), (.time, .utf8), (.time, .view), (.time, .dictionary): ok = true
+        case (.integer, .integer): ok = true
         default: ok = false
         }
         guard ok else {
@@ -421,6 +428,7 @@ struct ArrowColumn {
             case .text: "strings"
             case .flag: "booleans (or integers 0 and 1)"
             case .time: "timestamps (or integer milliseconds since 1970, or ISO-8601 strings)"
+            case .integer: "integers"
             }
             throw NotesError(.validation, "column \(name) must hold \(expected), got \(layoutName)", field: name)
         }
@@ -529,6 +537,12 @@ struct ArrowColumn {
         default:
             throw fail(record, "must be true or false, got \(layoutName)")
         }
+    }
+
+    /// The value of an integer column (checked by ``check(accepts:)``), nil for a null.
+    func integer(_ row: Int) -> Int64? {
+        guard !isNull(row), case let .integer(values, width, signed) = layout else { return nil }
+        return Int64(Self.integer(values, start + row, width, signed))
     }
 
     func time(_ row: Int, record: Int) throws -> Timestamp? {

@@ -343,6 +343,10 @@ nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_cha
 #                         nk_progress_callback progress, void *user_data, char **out_json);
 nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
                            c_void_p, c_void_pp)
+# int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+#                               const char *options_json, char **out_json);
+nk_store_import_table = _declare("nk_store_import_table", c_int32, c_void_p, c_char_p, ArrowArrayStream_p, c_char_p, c_char_p,
+                                 c_void_pp)
 
 
 # ---- Testing only (the power-cut simulator's seam; see stress/powercut.py) -----------------------

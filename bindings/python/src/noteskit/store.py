@@ -20,7 +20,7 @@ from .privacy import file_mode, make_private_folder, warn_if_exposed
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
 
-    from .models import MessageHit, Page, SearchHit
+    from .models import Conversation, MessageHit, Page, SearchHit
 
     from .exchange import ExportReport, ImportReport
     from .feed import CompactReport
@@ -139,30 +139,35 @@ class Store(_Handle):
 
     # ---- Import and export ------------------------------------------------------------------
 
-    def export(self, path: PathLike, format: Optional[str] = None, **options: Any) -> "ExportReport":
+    def export(self, path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
+               conversation: Union[int, "Conversation", None] = None, mode: Optional[int] = None,
+               excel: bool = False) -> "ExportReport":
         """Writes the store to ``path`` and returns an :class:`ExportReport`.
 
         ``format`` is ``"json"`` (a lossless NotesKit backup), ``"jsonl"``, ``"csv"``,
-        ``"markdown"`` or ``"transcript"``; ``None`` takes it from the extension (``.json``,
-        ``.jsonl``, ``.csv``, ``.txt``). A folder needs it: ``"markdown"`` (one ``.md`` file per
-        article) or ``"csv"`` (``articles.csv`` and ``messages.csv``); the folder must be new or
-        empty. Options: ``table="messages"`` for a single ``.csv`` file of messages,
-        ``conversation=`` (an id) for a transcript, ``mode=`` (e.g. ``0o644``) for files others may
-        read: by default what is written is readable by its owner only (files 0o600, folders
-        0o700). A file is written beside ``path`` and renamed over it when complete: a failed
-        export leaves nothing behind, a killed one nothing the next export into that folder keeps.
-        A symbolic link at ``path`` is replaced, not followed. Runs in bounded memory.
+        ``"markdown"``, ``"transcript"`` or ``"parquet"``; ``None`` takes it from the extension
+        (``.json``, ``.jsonl``, ``.csv``, ``.txt``, ``.parquet``). A folder needs it: ``"markdown"``
+        (one ``.md`` file per article) or ``"csv"`` (``articles.csv``, ``conversations.csv`` and
+        ``messages.csv``); the folder must be new or empty. ``table`` picks what a single ``.csv``
+        or ``.parquet`` file holds: ``"articles"`` (the default), ``"conversations"`` or
+        ``"messages"``. ``conversation`` (an id or a :class:`Conversation`) is the one a transcript
+        writes. ``excel=True`` writes CSV that Excel opens as UTF-8 (a byte order mark first; CSV
+        has CRLF line ends anyway). ``mode`` (e.g. ``0o644``) makes files others may read: by default
+        what is written is readable by its owner only (files 0o600, folders 0o700). A file is written
+        beside ``path`` and renamed over it when complete: a failed export leaves nothing behind, a
+        killed one nothing the next export into that folder keeps. A symbolic link at ``path`` is
+        replaced, not followed. Runs in bounded memory. Parquet needs ``pip install 'noteskit[arrow]'``.
         """
         from .exchange import export
 
-        return export(self, path, format, **options)
+        return export(self, path, format, table=table, conversation=conversation, mode=mode, excel=excel)
 
     def import_(self, path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
                 on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
                 conversation: Any = None, title: Optional[str] = None, me: Optional[str] = None,
                 tz: Optional[str] = None, encoding: Optional[str] = None, delimiter: Optional[str] = None,
                 columns: Optional[Mapping[str, str]] = None, unknown_columns: str = "refuse",
-                date_order: Optional[str] = None) -> "ImportReport":
+                date_order: Optional[str] = None, table: Optional[str] = None) -> "ImportReport":
         """Imports ``path`` in one transaction and returns an :class:`ImportReport`.
 
         ``format`` is one of :data:`noteskit.exchange.FORMATS`, or taken from the extension (a
@@ -182,12 +187,20 @@ class Store(_Handle):
         times without a zone; for CSV ``encoding=`` (``"gb18030"``, ``"cp1252"``, ``"utf-16"``),
         ``delimiter=`` (sniffed by default), ``columns={"Title": "title"}`` and
         ``unknown_columns="ignore"``; ``date_order="dmy"|"mdy"`` for WhatsApp when no day is above 12.
+
+        A ``.parquet`` file (``pip install 'noteskit[arrow]'``) holds one table, as ``export`` wrote
+        it or made by another tool: articles (``title``, ``content``; optional ``uid``,
+        ``created_at``, ``updated_at``, ``revision``), conversations (``title``; optional ``uid``,
+        ``created_at``, ``last_activity_at``) or messages (``content``, ``from_me``; optional
+        ``uid``, ``sent_at``, ``sender``, and the conversation as ``conversation_uid`` and/or
+        ``conversation_title``); ``id`` and ``conversation_id`` columns are the other store's and
+        are not read. ``table=`` says which when the file does not. A row's ``line`` is its number.
         """
         from .exchange import import_
 
         return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress,
                        conversation=conversation, title=title, me=me, tz=tz, encoding=encoding, delimiter=delimiter,
-                       columns=columns, unknown_columns=unknown_columns, date_order=date_order)
+                       columns=columns, unknown_columns=unknown_columns, date_order=date_order, table=table)
 
     # ---- Search over every kind -------------------------------------------------------------
 
