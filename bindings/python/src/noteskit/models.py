@@ -46,6 +46,11 @@ class Article:
 
         return html_record(self)
 
+    def __repr__(self) -> str:  # long text cut: a page of long notes stays readable
+        from ._display import record_repr
+
+        return record_repr(self)
+
 @dataclass(frozen=True)
 class Message:
     """One chat message: ``from_me`` is True for a message the user sent, False for one received.
@@ -76,6 +81,17 @@ class Message:
         for name, value in (("id", id), ("uid", uid), ("conversation_id", conversation_id), ("content", content),
                             ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
             object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:  # long text cut
+        from ._display import record_repr
+
+        return record_repr(self)
+
+    def _repr_html_(self) -> str:
+        """In a notebook, the message as a chat bubble (mine on the right)."""
+        from ._display import html_record
+
+        return html_record(self)
 
 @dataclass(frozen=True)
 class Conversation:
@@ -131,6 +147,17 @@ class Conversation:
     def delete(self) -> None:
         """Deletes the conversation and all its messages, in one transaction."""
         self._bound.conversations.delete(self.id)
+
+    def __repr__(self) -> str:  # a long title cut
+        from ._display import record_repr
+
+        return record_repr(self)
+
+    def _repr_html_(self) -> str:
+        """In a notebook, the title and times above the picture of :meth:`_repr_png_`."""
+        from ._display import html_conversation
+
+        return html_conversation(self, self._repr_png_() if "_store" in self.__dict__ else None)
 
     def _repr_png_(self) -> Optional[bytes]:
         """In a notebook, the conversation as the chat app drew it at 375 pixels (nothing while it has no messages)."""
@@ -194,6 +221,11 @@ class Page(Generic[T]):
     def __getitem__(self, index: int) -> T:
         return self.items[index]
 
+    def __repr__(self) -> str:  # one item a line, long texts cut
+        from ._display import page_repr
+
+        return page_repr(self)
+
     def _repr_html_(self) -> str:
         """A table in a notebook: articles as rows, messages as a chat, search hits with matches highlighted."""
         from ._display import html_page
@@ -221,6 +253,11 @@ class SearchHit:
 
     article: Article
     spans: Spans
+
+    def __repr__(self) -> str:
+        from ._display import spans_repr
+
+        return f"SearchHit(article={self.article!r}, spans={spans_repr(self.spans)})"
 
     #: What was found, in a page of :meth:`Store.search`: ``"article"`` (a :class:`MessageHit` says ``"message"``).
     kind: ClassVar[str] = "article"
@@ -264,6 +301,11 @@ class MessageHit:
 
     message: Message
     spans: Spans
+
+    def __repr__(self) -> str:
+        from ._display import spans_repr
+
+        return f"MessageHit(message={self.message!r}, spans={spans_repr(self.spans)})"
 
     #: What was found, in a page of :meth:`Store.search`: ``"message"`` (a :class:`SearchHit` says ``"article"``).
     kind: ClassVar[str] = "message"
