@@ -187,7 +187,7 @@ def import_(store: "Store", path: str, table: Optional[str], on_conflict: str, o
     def guarded() -> Iterator[Any]:
         try:
             yield from batches()
-        except pa.ArrowException as e:  # a damaged page: the library stops and writes nothing
+        except (pa.ArrowException, OSError) as e:  # a damaged page: the library stops and writes nothing
             cancelled.append(FormatError(f"{path} is damaged: {e}", file=path))
             raise
         except BaseException as e:
