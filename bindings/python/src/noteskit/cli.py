@@ -428,13 +428,10 @@ def _folder_format(path: str) -> CommandError:
 
 def cmd_export(store: Store, args: argparse.Namespace) -> None:
     """Writes the store (or one conversation as a transcript) to a file or folder."""
-    options = _transcript_options(store, args, importing=False)
-    if args.table:
-        options["table"] = args.table
-    if args.mode is not None:
-        options["mode"] = args.mode
+    conversation = _transcript_options(store, args, importing=False).get("conversation")
     try:
-        report = store.export(args.path, args.format, **options)
+        report = store.export(args.path, args.format, table=args.table, conversation=conversation, mode=args.mode,
+                              excel=args.excel)
     except ValidationError as e:
         if e.code == "folder_needs_format":
             raise _folder_format(args.path) from None
@@ -469,7 +466,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_import(store: Store, args: argparse.Namespace) -> None:
     """Imports a file or folder in one transaction, with a progress bar on stderr."""
-    unit = "file" if os.path.isdir(args.path) else "B"
+    parquet = args.format == "parquet" or (args.format is None and args.path.lower().endswith(".parquet"))
+    unit = "file" if os.path.isdir(args.path) else "row" if parquet else "B"
     with Progress("import", quiet=args.quiet, unit=unit) as progress:
         columns = dict(c.split("=", 1) for c in args.column if "=" in c) or None
         if len(columns or ()) != len(args.column):
@@ -479,7 +477,7 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
             report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
                                    progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
                                    columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
-                                   date_order=args.date_order, **_transcript_options(store, args, importing=True))
+                                   date_order=args.date_order, table=args.table, **_transcript_options(store, args, importing=True))
         except ValidationError as e:
             if e.code == "folder_needs_format":
                 raise _folder_format(args.path) from None
@@ -645,12 +643,14 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--all", action="store_true", help="the whole conversation")
     chat_command("list", cmd_chat_list, "conversations, most recent activity first")
 
-    formats = ("json", "jsonl", "csv", "markdown", "transcript")
+    formats = ("json", "jsonl", "csv", "markdown", "transcript", "parquet")
     export = command("export", cmd_export, "write the store to a file or folder (a lossless .json backup by default)")
-    export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt) or a new folder (with --format)")
+    export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt, .parquet) or a new folder (with --format)")
     export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
     export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
-    export.add_argument("--table", choices=("articles", "conversations", "messages"), help="which table a single .csv file holds")
+    export.add_argument("--table", choices=("articles", "conversations", "messages"),
+                        help="which table a single .csv or .parquet file holds (default: articles)")
+    export.add_argument("--excel", action="store_true", help="CSV for Excel: a UTF-8 byte order mark first (CRLF line ends)")
     export.add_argument("--mode", type=_octal_mode, metavar="OCTAL",
                         help="permissions of what is written, e.g. 640 or 644 (default: 600, the owner only; "
                              "a folder also gets x where r is given)")
@@ -673,6 +673,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="CSV: read the column HEADER as NotesKit's NAME (title, content, created_at, ...); repeatable")
     import_.add_argument("--ignore-unknown-columns", action="store_true", help="CSV: drop columns NotesKit does not know")
     import_.add_argument("--date-order", choices=("dmy", "mdy"), help="WhatsApp: day or month first, when no day is above 12")
+    import_.add_argument("--table", choices=("articles", "conversations", "messages"),
+                         help="Parquet: the table the file holds, when neither its metadata nor its columns tell")
     import_.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
