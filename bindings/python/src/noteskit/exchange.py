@@ -142,9 +142,10 @@ def _is_parquet(path: PathLike, format: Optional[str]) -> bool:
     if format is not None:
         return format == "parquet"
     try:
-        return os.fspath(path).lower().endswith(".parquet")  # type: ignore[union-attr]
+        text: Any = os.fspath(path)
     except TypeError:
         return False
+    return isinstance(text, str) and text.lower().endswith(".parquet")
 
 
 def export(store: "Store", path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
