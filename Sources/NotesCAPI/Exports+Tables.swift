@@ -24,9 +24,10 @@ private let tableFields: [ExchangeTable: [ArrowField]] = [
 @_cdecl("nk_store_import_table")
 public func nk_store_import_table(_ handle: OpaquePointer?, _ table: UnsafePointer<CChar>?, _ records: UnsafeMutablePointer<ArrowArrayStream>?,
                                   _ source: UnsafePointer<CChar>?, _ optionsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    callJSON(out) { w in
+    call {
         var settings = ImportOptions()
-        let (target, kind, name) = try ArrowImport.releasing(records) {
+        let (out, target, kind, name) = try ArrowImport.releasing(records) {  // the stream is ours from here: released on any failure
+            let out = try outPointer(out, "out_json")
             let target = try store(handle)
             let text = try string(table, "table")
             guard let kind = ExchangeTable(rawValue: text) else {
@@ -35,7 +36,7 @@ public func nk_store_import_table(_ handle: OpaquePointer?, _ table: UnsafePoint
             let given = try options(optionsJSON, allowed: ["on_conflict", "on_error"])
             settings.onConflict = try given.optionalChoice("on_conflict") ?? .skip
             settings.onError = try given.optionalChoice("on_error") ?? .raise
-            return (target, kind, try optionalString(source, "source") ?? "table")
+            return (out, target, kind, try optionalString(source, "source") ?? "table")
         }
         let fields = tableFields[kind] ?? []
         let report = try target.importTable(source: name, options: settings) { feed in
@@ -55,6 +56,8 @@ public func nk_store_import_table(_ handle: OpaquePointer?, _ table: UnsafePoint
                 }
             }
         }
+        var w = JSONWriter()
         w.importReport(report)
+        out.pointee = try ownedCString(w.bytes)
     }
 }
