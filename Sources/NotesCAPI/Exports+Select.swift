@@ -6,7 +6,7 @@ import NotesKit
 /// "No bound" for the since/until arguments.
 let NK_NO_TIME = Int64.min
 
-private func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
+func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
     guard ms != NK_NO_TIME else { return nil }
     guard Timestamp.range.contains(ms) else {
         throw NotesError(.validation, "\(name) is outside the years 1 to 9999: \(ms) ms", field: name)
@@ -15,7 +15,7 @@ private func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
 }
 
 /// 1 ascending, -1 descending, 0 the kind's default.
-private func ascending(_ order: Int32, default value: Bool) throws -> Bool {
+func ascending(_ order: Int32, default value: Bool) throws -> Bool {
     switch order {
     case 0: return value
     case 1: return true
@@ -47,8 +47,13 @@ private func messages(_ handle: OpaquePointer?, _ conversation: Int64, _ since: 
         fromMe: fromMe < 0 ? nil : fromMe == 1, ascending: try ascending(order, default: true))
 }
 
+/// `since_ms`/`until_ms` as a range (`NK_NO_TIME` for no bound).
+func range(_ since: Int64, _ until: Int64) throws -> TimeRange {
+    TimeRange(since: try time(since, "since"), until: try time(until, "until"))
+}
+
 @inline(__always)
-private func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ threads: Int32, _ make: () throws -> Selection) -> Int32 {
+func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ threads: Int32, _ make: () throws -> Selection) -> Int32 {
     call {
         let out = try outPointer(out, "out_stream")
         let threads = try threadCount(threads)
