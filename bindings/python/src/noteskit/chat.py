@@ -5,7 +5,7 @@ import gc
 from contextlib import contextmanager
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
@@ -199,7 +199,8 @@ class Messages:
         """How many messages (of ``conversation``, or of all) were sent in ``[since, until)`` by the
         user (``from_me=True``), by the others (``False``) or by anyone (None). An unknown
         conversation raises :class:`NotFoundError`."""
-        return self.select(conversation=conversation, since=since, until=until, from_me=from_me).count()
+        return _ffi.call_int(_ffi.nk_message_select_count, self._store.handle,
+                             *_message_filter(conversation, since, until, from_me))
 
     def __len__(self) -> int:
         """``len(store.messages)``: every message in every conversation, as :meth:`count`."""
@@ -287,13 +288,7 @@ class Messages:
         ...     [m.content for m in store.messages.select(from_me=False)]
         ['hi']
         """
-        cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
-        if conversation is not None and cid <= 0:
-            raise NotFoundError(f"conversation {cid} does not exist")
-        if from_me is not None and not isinstance(from_me, bool):
-            raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
-        who = -1 if from_me is None else int(from_me)
-        start, end = time_bounds(since, until)
+        cid, start, end, who = _message_filter(conversation, since, until, from_me)
         direction = order_code(order)
         store = self._store
 
@@ -313,6 +308,19 @@ class Messages:
         """Every hit of :meth:`search`, in its ``order``, fetched lazily ``batch_size`` at a time."""
         return walk(lambda after: self.search(query, conversation=conversation, case_sensitive=case_sensitive,
                                               limit=batch_size, after=after, order=order, since=since, until=until))
+
+
+def _message_filter(conversation: Optional[int], since: Optional[datetime], until: Optional[datetime],
+                    from_me: Optional[bool]) -> Tuple[int, int, int, int]:
+    """A message selection's filter as the library takes it: conversation id (0: all), since,
+    until, from_me (-1: anyone)."""
+    cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
+    if conversation is not None and cid <= 0:
+        raise NotFoundError(f"conversation {cid} does not exist")
+    if from_me is not None and not isinstance(from_me, bool):
+        raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
+    start, end = time_bounds(since, until)
+    return cid, start, end, -1 if from_me is None else int(from_me)
 
 
 @contextmanager
