@@ -342,3 +342,20 @@ def test_find_gives_the_conversations_with_exactly_that_title(store):
     assert {c.id for c in store.conversations.find("Alice")} == {a1.id, a2.id}
     assert store.conversations.find("Ali") == [] and store.conversations.find("") == []
     assert [c.title for c in store.conversations.find("alice")] == ["alice"]
+
+
+def test_export_in_a_range_writes_only_that_range(chat, notes, tmp_path):
+    store, alice, bob, empty = chat
+    store.articles.new_draft(title="draft")
+    since, until = T0 + 50 * HOUR, T0 + 60 * HOUR
+    report = store.export(tmp_path / "week.jsonl", since=since, until=until)
+    assert (report.articles, report.drafts, report.conversations, report.messages) == (10, 0, 1, 10)
+    with nk.Store.memory() as copy:
+        copy.import_(tmp_path / "week.jsonl")
+        assert [c.title for c in copy.conversations] == ["Alice"]
+        assert sorted(m.content for m in copy.messages.iter()) == sorted(f"alice {i}" for i in range(50, 60))
+        assert sorted(a.title for a in copy.articles) == sorted(f"note {i}" for i in range(50, 60))
+    transcript = store.export(tmp_path / "bob.txt", conversation=bob.id, since=T0 + 38 * HOUR)
+    assert transcript.messages == 2
+    empty_range = store.export(tmp_path / "none.json", since=until, until=since)
+    assert (empty_range.articles, empty_range.messages, empty_range.conversations) == (0, 0, 0)
