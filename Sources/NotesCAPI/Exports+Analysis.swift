@@ -50,7 +50,9 @@ private let updateFields = [
 @_cdecl("nk_article_update_many")
 public func nk_article_update_many(_ handle: OpaquePointer?, _ rows: UnsafeMutablePointer<ArrowArrayStream>?, _ outArray: OutArray?,
                                    _ outSchema: OutSchema?) -> Int32 {
-    callBatch(outArray, outSchema) {
+    call {
+        // The stream is the library's from the call on: released whatever fails first.
+        let (array, schema) = try ArrowImport.releasing(rows) { (try outPointer(outArray, "out_array"), try outPointer(outSchema, "out_schema")) }
         let target = try ArrowImport.releasing(rows) { try store(handle) }
         let input = try ArrowImport.read(rows, name: "rows", fields: updateFields) { (b: Batch, row: Int) throws -> ArticleUpdate in
             ArticleUpdate(id: try b.integer(0, row), title: try b.optionalText(1, row), content: try b.optionalText(2, row),
@@ -59,7 +61,7 @@ public func nk_article_update_many(_ handle: OpaquePointer?, _ rows: UnsafeMutab
         let updated = try target.articles.updateMany(input)
         let batch = ArticleStore.batch()
         for article in updated { batch.append(article); batch.endRow() }
-        return batch
+        try exportBatch(batch, array: array, schema: schema)
     }
 }
 

@@ -187,11 +187,15 @@ extension MessageStore {
     @discardableResult
     public func deleteMany(_ ids: [Int64]) throws -> Int {
         try store.write { tx in
-            var rows: [(id: Int64, uid: String, content: String)] = []
+            // Each row goes with one statement (DELETE … RETURNING); a missing id rolls them all back.
+            var rows: [(id: Int64, content: String)] = []
             var seen = Set<Int64>()
-            try eachRow(tx.connection, "SELECT id, uid, content FROM messages WHERE id = ?", ids: ids.filter { seen.insert($0).inserted },
-                        missing: .error, entity: "message", entities: "messages") { rows.append(($0.int64(0), $0.uid(1), $0.text(2))) }
-            try Self.delete(tx, rows)
+            try eachRow(tx.connection, "DELETE FROM messages WHERE id = ? RETURNING id, uid, content", ids: ids.filter { seen.insert($0).inserted },
+                        missing: .error, entity: "message", entities: "messages") { stmt in
+                rows.append((stmt.int64(0), stmt.text(2)))
+                try tx.record("message", .delete, id: stmt.int64(0), uid: stmt.uid(1), revision: nil)
+            }
+            try Self.indexRemove(tx, rows)
             return rows.count
         }
     }

@@ -2,6 +2,7 @@
 figures, date ranges and order everywhere, bulk reads and edits by id, lookups by title."""
 from __future__ import annotations
 
+import ctypes
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
@@ -319,10 +320,10 @@ def test_delete_many_deletes_all_or_none_and_the_feed_index_and_heights_follow(n
 
 def test_message_delete_many_and_delete_range(chat):
     store, alice, bob, _ = chat
+    seq = store.last_change_seq()
     with pytest.raises(nk.NotFoundError):
         store.messages.delete_many([1, 2, 10 ** 6])
-    assert store.messages.count() == 140
-    seq = store.last_change_seq()
+    assert store.messages.count() == 140 and store.last_change_seq() == seq and store.changes(since=seq) == []
     assert store.messages.delete_many([1, 2, 3]) == 3
     assert len(store.changes(since=seq)) == 3
     assert store.messages.delete_range(alice.id, T0 + 90 * HOUR, None) == 10
@@ -359,3 +360,11 @@ def test_export_in_a_range_writes_only_that_range(chat, notes, tmp_path):
     assert transcript.messages == 2
     empty_range = store.export(tmp_path / "none.json", since=until, until=since)
     assert (empty_range.articles, empty_range.messages, empty_range.conversations) == (0, 0, 0)
+
+
+def test_update_many_rows_are_released_by_the_library_even_when_an_out_parameter_is_null(notes):
+    from noteskit import _columns, _ffi
+    store, made = notes
+    stream = _columns.pack([{"id": made[0].id, "title": "x"}], _columns.UPDATE_FIELDS)
+    assert _ffi.nk_article_update_many(store.handle, ctypes.byref(stream.struct), None, None) == 1  # invalid argument
+    assert not _columns._live and store.articles.get(made[0].id).revision == 1
