@@ -26,6 +26,15 @@ func missingPolicy(_ value: Int32) throws -> MissingPolicy {
     }
 }
 
+/// Runs an export whose result is a count in `int64_t *out_count` (checked before any work).
+@inline(__always)
+func callCount(_ out: UnsafeMutablePointer<Int64>?, _ body: () throws -> Int) -> Int32 {
+    call {
+        let out = try outPointer(out, "out_count")
+        out.pointee = Int64(try body())
+    }
+}
+
 @_cdecl("nk_article_get_many")
 public func nk_article_get_many(_ handle: OpaquePointer?, _ idList: UnsafePointer<Int64>?, _ n: Int64, _ missing: Int32,
                                 _ outArray: OutArray?, _ outSchema: OutSchema?) -> Int32 {
@@ -68,28 +77,19 @@ public func nk_article_update_many(_ handle: OpaquePointer?, _ rows: UnsafeMutab
 @_cdecl("nk_article_delete_many")
 public func nk_article_delete_many(_ handle: OpaquePointer?, _ idList: UnsafePointer<Int64>?, _ n: Int64,
                                    _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try store(handle).articles.deleteMany(try ids(idList, n)))
-    }
+    callCount(out) { try store(handle).articles.deleteMany(try ids(idList, n)) }
 }
 
 @_cdecl("nk_message_delete_many")
 public func nk_message_delete_many(_ handle: OpaquePointer?, _ idList: UnsafePointer<Int64>?, _ n: Int64,
                                    _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try store(handle).messages.deleteMany(try ids(idList, n)))
-    }
+    callCount(out) { try store(handle).messages.deleteMany(try ids(idList, n)) }
 }
 
 @_cdecl("nk_message_delete_range")
 public func nk_message_delete_range(_ handle: OpaquePointer?, _ conversationID: Int64, _ since: Int64, _ until: Int64,
                                     _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try store(handle).messages.deleteRange(in: conversationID, range: try range(since, until)))
-    }
+    callCount(out) { try store(handle).messages.deleteRange(in: conversationID, range: try range(since, until)) }
 }
 
 @_cdecl("nk_conversation_find")

@@ -61,13 +61,6 @@ func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ threads: Int32
     }
 }
 
-@inline(__always)
-private func callCount(_ out: UnsafeMutablePointer<Int64>?, _ make: () throws -> Selection) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try make().count())
-    }
-}
 
 @_cdecl("nk_article_select")
 public func nk_article_select(_ handle: OpaquePointer?, _ since: Int64, _ until: Int64, _ order: Int32, _ threads: Int32,
@@ -77,7 +70,7 @@ public func nk_article_select(_ handle: OpaquePointer?, _ since: Int64, _ until:
 
 @_cdecl("nk_article_select_count")
 public func nk_article_select_count(_ handle: OpaquePointer?, _ since: Int64, _ until: Int64, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try articles(handle, since, until, 0) }
+    callCount(out) { try articles(handle, since, until, 0).count() }
 }
 
 @_cdecl("nk_message_select")
@@ -89,7 +82,7 @@ public func nk_message_select(_ handle: OpaquePointer?, _ conversation: Int64, _
 @_cdecl("nk_message_select_count")
 public func nk_message_select_count(_ handle: OpaquePointer?, _ conversation: Int64, _ since: Int64, _ until: Int64, _ fromMe: Int32,
                                     _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try messages(handle, conversation, since, until, fromMe, 0) }
+    callCount(out) { try messages(handle, conversation, since, until, fromMe, 0).count() }
 }
 
 @_cdecl("nk_conversation_select")
@@ -99,7 +92,7 @@ public func nk_conversation_select(_ handle: OpaquePointer?, _ threads: Int32, _
 
 @_cdecl("nk_conversation_select_count")
 public func nk_conversation_select_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try store(handle).conversations.select() }
+    callCount(out) { try store(handle).conversations.count() }
 }
 
 extension NotesError {

@@ -62,6 +62,17 @@ private func eachRow(_ db: Connection, _ sql: String, ids: [Int64], missing: Mis
     if !absent.isEmpty && missing == .error { throw NotesError.notFound(entity, entities, ids: absent) }
 }
 
+extension Store {
+    /// The rows of `table` (`articles`, `messages`) with `ids`, selecting `columns`, in the order
+    /// given, in one read; missing ids as `missing` says. O(k log n).
+    func readMany(_ table: String, columns: String, ids: [Int64], missing: MissingPolicy, _ body: (Statement) throws -> Void) throws {
+        try read { db in
+            try eachRow(db, "SELECT \(columns) FROM \(table) WHERE id = ?", ids: ids, missing: missing, entity: String(table.dropLast()),
+                        entities: table, body)
+        }
+    }
+}
+
 // MARK: - Articles
 
 extension ArticleStore {
@@ -69,26 +80,17 @@ extension ArticleStore {
     /// moment. An id with no article is `.notFound` naming the missing ids, or left out with
     /// `.skip`. O(k log n).
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Article] {
-        try store.read { db in
-            var out: [Article] = []
-            out.reserveCapacity(ids.count)
-            try eachRow(db, "SELECT \(Self.columns) FROM articles WHERE id = ?", ids: ids, missing: missing, entity: "article",
-                        entities: "articles") { out.append(Self.article(from: $0)) }
-            return out
-        }
+        var out: [Article] = []
+        out.reserveCapacity(ids.count)
+        try store.readMany("articles", columns: Self.columns, ids: ids, missing: missing) { out.append(Self.article(from: $0)) }
+        return out
     }
 
     /// ``getMany(_:missing:)`` as a batch of article columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        try store.read { db in
-            let batch = Self.batch()
-            try eachRow(db, "SELECT \(Self.columns) FROM articles WHERE id = ?", ids: ids, missing: missing, entity: "article",
-                        entities: "articles") { stmt in
-                Self.appendRow(stmt, batch)
-                batch.endRow()
-            }
-            return batch
-        }
+        let batch = Self.batch()
+        try store.readMany("articles", columns: Self.columns, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
+        return batch
     }
 
     /// Updates many articles in one transaction: all of them, or none. Each row is as
@@ -159,26 +161,17 @@ extension MessageStore {
     /// The messages with `ids`, in the order given, read at one moment; missing ids as for
     /// ``ArticleStore/getMany(_:missing:)``. O(k log n).
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Message] {
-        try store.read { db in
-            var out: [Message] = []
-            out.reserveCapacity(ids.count)
-            try eachRow(db, "SELECT \(Self.columns) FROM messages WHERE id = ?", ids: ids, missing: missing, entity: "message",
-                        entities: "messages") { out.append(Self.message(from: $0)) }
-            return out
-        }
+        var out: [Message] = []
+        out.reserveCapacity(ids.count)
+        try store.readMany("messages", columns: Self.columns, ids: ids, missing: missing) { out.append(Self.message(from: $0)) }
+        return out
     }
 
     /// ``getMany(_:missing:)`` as a batch of message columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        try store.read { db in
-            let batch = Self.batch()
-            try eachRow(db, "SELECT \(Self.columns) FROM messages WHERE id = ?", ids: ids, missing: missing, entity: "message",
-                        entities: "messages") { stmt in
-                Self.appendRow(stmt, batch)
-                batch.endRow()
-            }
-            return batch
-        }
+        let batch = Self.batch()
+        try store.readMany("messages", columns: Self.columns, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
+        return batch
     }
 
     /// Deletes the messages with `ids` in one transaction: all of them, or (when one does not
