@@ -249,14 +249,12 @@ extension ConversationStore {
     /// user), received, first_at and last_at (null for a conversation without messages). One pass
     /// over the messages, grouped by conversation. (Columns: ``statsBatch()``.)
     public func stats() -> Selection {
-        let selection = Selection(store: store, table: "conversations LEFT JOIN (SELECT conversation_id AS stats_id, count(*) AS stats_n, "
+        Selection(store: store, table: "conversations LEFT JOIN (SELECT conversation_id AS stats_id, count(*) AS stats_n, "
                     + "sum(from_me) AS stats_sent, min(sent_at) AS stats_first, max(sent_at) AS stats_last FROM messages "
                     + "GROUP BY conversation_id) ON stats_id = conversations.id",
                   columns: "conversations.id, title, coalesce(stats_n, 0), coalesce(stats_sent, 0), stats_first, stats_last",
                   key: "last_activity_at", tie: "activity_seq", conditions: [], binds: [], ascending: false,
-                  makeBatch: Self.statsBatch, appendRow: Self.appendStatsRow)
-        selection.parallelWorthTrying = false
-        return selection
+                  parallelWorthTrying: false, makeBatch: Self.statsBatch, appendRow: Self.appendStatsRow)
     }
 
     /// The columns of ``stats()``.
