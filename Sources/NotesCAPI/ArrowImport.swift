@@ -22,7 +22,7 @@ enum ArrowFieldKind {
     /// A timestamp of any unit, with or without a time zone (naive = UTC); an integer column of
     /// milliseconds since 1970-01-01 UTC; or ISO-8601 text.
     case time
-    /// An integer column of any width (a revision).
+    /// An integer column of any width (an id, a revision).
     case integer
 }
 
@@ -193,12 +193,18 @@ struct Batch {
         return value
     }
 
-    func optionalTime(_ field: Int, _ row: Int) throws -> Timestamp? {
-        try columns[field]?.time(row, record: first + row)
+    func integer(_ field: Int, _ row: Int) throws -> Int64 {
+        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
+        guard let value = try column.integer(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
+        return value
     }
 
     func optionalInteger(_ field: Int, _ row: Int) throws -> Int64? {
-        try columns[field]?.integer(row)
+        try columns[field]?.integer(row, record: first + row)
+    }
+
+    func optionalTime(_ field: Int, _ row: Int) throws -> Timestamp? {
+        try columns[field]?.time(row, record: first + row)
     }
 }
 
@@ -539,9 +545,13 @@ struct ArrowColumn {
         }
     }
 
-    /// The value of an integer column (checked by ``check(accepts:)``), nil for a null.
-    func integer(_ row: Int) -> Int64? {
-        guard !isNull(row), case let .integer(values, width, signed) = layout else { return nil }
+    func integer(_ row: Int, record: Int) throws -> Int64? {
+        if isNull(row) { return nil }
+        guard case let .integer(values, width, signed) = layout else { throw fail(record, "must be an integer, got \(layoutName)") }
+        if width == 8 && !signed {
+            let value = values.loadUnaligned(fromByteOffset: 8 * (start + row), as: UInt64.self)
+            guard value <= UInt64(Int64.max) else { throw fail(record, "is out of range (\(value) is past 2^63 - 1)") }
+        }
         return Int64(Self.integer(values, start + row, width, signed))
     }
 

@@ -20,8 +20,8 @@ public func nk_store_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CCh
             throw NotesError(.invalidArgument, "kinds must be NK_KIND_ARTICLES (1), NK_KIND_MESSAGES (2) or both, got \(kinds)", field: "kinds")
         }
         let page = try store(handle).search(
-            try string(query, "query"), kinds: Store.SearchKinds(rawValue: kinds), since: since == Int64.min ? nil : since,
-            until: until == Int64.min ? nil : until, limit: count(limit), after: try optionalString(after, "after"))
+            try string(query, "query"), kinds: Store.SearchKinds(rawValue: kinds), range: try range(since, until),
+            limit: count(limit), after: try optionalString(after, "after"))
         let articles = ColumnBatch.articleHits(.any), messages = ColumnBatch.messageHits()
         var letters: [UInt8] = []
         letters.reserveCapacity(page.items.count)

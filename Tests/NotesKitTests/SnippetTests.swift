@@ -48,7 +48,7 @@ struct SnippetTests {
             cursor = page.nextCursor
         } while cursor != nil
         #expect(seen == articles.map(\.id).reversed() + messages.map { -$0.id }.reversed())
-        #expect(try store.search("find", until: at.milliseconds).items.isEmpty)
-        #expect(try store.search("find", since: at.milliseconds, until: at.milliseconds + 1).items.count == 6)
+        #expect(try store.search("find", range: TimeRange(until: at)).items.isEmpty)
+        #expect(try store.search("find", range: TimeRange(since: at, until: Timestamp(milliseconds: at.milliseconds + 1))).items.count == 6)
     }
 }

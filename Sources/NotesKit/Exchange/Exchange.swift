@@ -167,10 +167,16 @@ public struct ExportOptions: Sendable {
     /// line ends (CSV has them anyway). CSV only.
     public var excel = false
 
-    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil, excel: Bool = false) {
+    /// Only the articles created, and the messages sent, within this range (their conversations:
+    /// those with a message in it); drafts only without a range.
+    public var range: TimeRange
+
+    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil, range: TimeRange = .all,
+                excel: Bool = false) {
         self.conversation = conversation
         self.table = table
         self.mode = mode
+        self.range = range
         self.excel = excel
     }
 

@@ -38,28 +38,25 @@ extension Store {
     /// The articles (title or content) and messages containing `query`, newest first across both
     /// kinds: by time (an article's `createdAt`, a message's `sentAt`), then articles before
     /// messages, then id, descending. Same matching as the per-kind searches (literal, NFC, case
-    /// folded; an empty query lists every record), with their spans. Only records in
-    /// `[since, until)` (UTC milliseconds, nil for no bound) are found.
+    /// folded; an empty query lists every record), with their spans. Only records in `range` are
+    /// found (part of each kind's index seek, as for the per-kind searches).
     ///
     /// Keyset-paged: `after` is a page's `nextCursor` of this same search (query, kinds and range);
     /// each page runs both kinds' searches from the cursor's position, each for at most
     /// `limit + 1` hits, and merges them, so a page at any depth costs what the first one costs.
-    public func search(_ query: String, kinds: SearchKinds = .all, since: Int64? = nil, until: Int64? = nil,
+    public func search(_ query: String, kinds: SearchKinds = .all, range: TimeRange = .all,
                        limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<AnyHit> {
         try PageLimit.check(limit)
         guard !kinds.isEmpty, kinds.isSubset(of: .all) else {
             throw NotesError(.validation, "kinds must name \"articles\", \"messages\" or both", field: "kinds")
         }
         let parsed = try SearchQuery(query, caseSensitive: false)
-        let kind = parsed.cursorKind("store_search", String(kinds.rawValue), since.map { String($0) } ?? "", until.map { String($0) } ?? "")
-        let since = since ?? Int64.min
-        var position = try cursor.map { try cursors.decode($0, kind: kind) }
-        if position == nil, let until {  // `until` is exclusive: start just before it
-            position = .init(key: until, id: Int64.min)
-        }
-        if let p = position, p.key < since { return Page(items: [], nextCursor: nil) }
-        // Each kind resumes after the merged position: past it within its millisecond, or
-        // (for the kind not yet reached there) from that millisecond's first record.
+        let kind = parsed.cursorKind("store_search", String(kinds.rawValue), range.since.map { String($0.milliseconds) } ?? "",
+                                     range.until.map { String($0.milliseconds) } ?? "")
+        let position = try cursor.map { try cursors.decode($0, kind: kind) }
+        if range.isEmpty { return Page(items: [], nextCursor: nil) }
+        // Each kind resumes after the merged position: past it within its millisecond, or (for
+        // the kind not yet reached there) from that millisecond's first record.
         let articleAfter = position.map { p in
             CursorCodec.Position(key: p.key, id: p.id >= Store.articleRank ? p.id - Store.articleRank : Int64.min)
         }
@@ -67,19 +64,16 @@ extension Store {
         var hits: [AnyHit] = try read { db in
             var found: [AnyHit] = []
             if kinds.contains(.articles) {
-                var engine = SearchEngine(db: db, target: ArticleSearchTarget(field: .any), query: parsed, limit: limit)
+                var engine = SearchEngine(db: db, target: ArticleSearchTarget(field: .any, range: range), query: parsed, limit: limit)
                 found += try engine.run(after: articleAfter).map(AnyHit.article)
             }
             if kinds.contains(.messages) {
-                var engine = SearchEngine(db: db, target: MessageSearchTarget(conversation: nil), query: parsed, limit: limit)
+                var engine = SearchEngine(db: db, target: MessageSearchTarget(conversation: nil, range: range), query: parsed, limit: limit)
                 found += try engine.run(after: messageAfter).map(AnyHit.message)
             }
             return found
         }
-        hits.removeAll { $0.time < since }
         hits.sort { $0.time != $1.time ? $0.time > $1.time : $0.rank > $1.rank }
-        guard hits.count > limit, let last = hits.prefix(limit).last else { return Page(items: hits, nextCursor: nil) }
-        let next = cursors.encode(kind: kind, .init(key: last.time, id: last.rank))
-        return Page(items: Array(hits.prefix(limit)), nextCursor: next)
+        return page(hits, limit: limit, kind: kind) { .init(key: $0.time, id: $0.rank) }
     }
 }

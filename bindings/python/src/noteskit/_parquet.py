@@ -14,6 +14,7 @@ import fcntl
 import os
 import secrets
 from contextlib import contextmanager
+from datetime import datetime
 from ctypes import c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
@@ -92,7 +93,8 @@ def _replacing(path: str, mode: int) -> Iterator[Any]:
                 pass
 
 
-def export(store: "Store", path: str, table: Optional[str], mode: Optional[int]) -> "ExportReport":
+def export(store: "Store", path: str, table: Optional[str], mode: Optional[int], since: Optional[datetime] = None,
+           until: Optional[datetime] = None) -> "ExportReport":
     """Writes one table of the store to the Parquet file ``path``; see :meth:`noteskit.Store.export`."""
     from .exchange import ExportReport
 
@@ -104,8 +106,11 @@ def export(store: "Store", path: str, table: Optional[str], mode: Optional[int])
     import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
     import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 
-    selection: Any = {"articles": store.articles.select(order="asc"), "messages": store.messages.select(order="asc"),
-                      "conversations": store.conversations.select()}[table]
+    if table == "conversations" and (since is not None or until is not None):
+        raise ValidationError("since and until apply to the articles and messages tables of a Parquet file", field="since")
+    selection: Any = (store.articles.select(since=since, until=until, order="asc") if table == "articles"
+                      else store.messages.select(since=since, until=until, order="asc") if table == "messages"
+                      else store.conversations.select())
     reader = pa.RecordBatchReader.from_stream(selection)
     schema = reader.schema
     add: Callable[[Any], Any] = lambda batch: batch

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
+from ._convert import ms_from_time
 from .errors import FormatError, InvalidArgumentError, ValidationError, error_from
 from .privacy import file_mode
 
@@ -150,7 +152,7 @@ def _is_parquet(path: PathLike, format: Optional[str]) -> bool:
 
 def export(store: "Store", path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
            conversation: Union[int, "Conversation", None] = None, mode: Optional[int] = None,
-           excel: bool = False) -> ExportReport:
+           since: Optional[datetime] = None, until: Optional[datetime] = None, excel: bool = False) -> ExportReport:
     """See :meth:`noteskit.Store.export`."""
     if not isinstance(excel, bool):
         raise InvalidArgumentError(f"excel must be a bool, got {type(excel).__name__}", field="excel")
@@ -160,9 +162,11 @@ def export(store: "Store", path: PathLike, format: Optional[str] = None, *, tabl
                 raise ValidationError(f"{name} does not apply to Parquet", field=name)
         from . import _parquet
 
-        return _parquet.export(store, _path(path).decode(), table, mode)
+        return _parquet.export(store, _path(path).decode(), table, mode, since, until)
     options = dict(table=table, conversation=conversation, mode=None if mode is None else file_mode(mode),
-                   excel=excel or None)
+                   excel=excel or None,  # a range: articles created, messages sent in [since, until)
+                   since=None if since is None else ms_from_time(since, "since"),
+                   until=None if until is None else ms_from_time(until, "until"))
     data = _ffi.call_json(_ffi.nk_store_export, store.handle, _path(path), _ffi.optional_text(format, "format"),
                           _options(options))
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])

@@ -141,7 +141,7 @@ class Store(_Handle):
 
     def export(self, path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
                conversation: Union[int, "Conversation", None] = None, mode: Optional[int] = None,
-               excel: bool = False) -> "ExportReport":
+               since: Optional[datetime] = None, until: Optional[datetime] = None, excel: bool = False) -> "ExportReport":
         """Writes the store to ``path`` and returns an :class:`ExportReport`.
 
         ``format`` is ``"json"`` (a lossless NotesKit backup), ``"jsonl"``, ``"csv"``,
@@ -151,16 +151,20 @@ class Store(_Handle):
         ``messages.csv``); the folder must be new or empty. ``table`` picks what a single ``.csv``
         or ``.parquet`` file holds: ``"articles"`` (the default), ``"conversations"`` or
         ``"messages"``. ``conversation`` (an id or a :class:`Conversation`) is the one a transcript
-        writes. ``excel=True`` writes CSV that Excel opens as UTF-8 (a byte order mark first; CSV
-        has CRLF line ends anyway). ``mode`` (e.g. ``0o644``) makes files others may read: by default
-        what is written is readable by its owner only (files 0o600, folders 0o700). A file is written
-        beside ``path`` and renamed over it when complete: a failed export leaves nothing behind, a
-        killed one nothing the next export into that folder keeps. A symbolic link at ``path`` is
-        replaced, not followed. Runs in bounded memory. Parquet needs ``pip install 'noteskit[arrow]'``.
+        writes. ``since=`` / ``until=`` (datetimes, naive = UTC) export only the articles created
+        and the messages sent in ``[since, until)``, the conversations holding such messages, and
+        no drafts. ``excel=True`` writes CSV that Excel opens as UTF-8 (a byte order mark first;
+        CSV has CRLF line ends anyway). ``mode`` (e.g. ``0o644``) makes files others may read: by
+        default what is written is readable by its owner only (files 0o600, folders 0o700). A file
+        is written beside ``path`` and renamed over it when complete: a failed export leaves
+        nothing behind, a killed one nothing the next export into that folder keeps. A symbolic
+        link at ``path`` is replaced, not followed. Runs in bounded memory. Parquet needs
+        ``pip install 'noteskit[arrow]'``.
         """
         from .exchange import export
 
-        return export(self, path, format, table=table, conversation=conversation, mode=mode, excel=excel)
+        return export(self, path, format, table=table, conversation=conversation, mode=mode, since=since, until=until,
+                      excel=excel)
 
     def import_(self, path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
                 on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
