@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _arrow, _ffi
-from ._convert import article_hits, message_hits, ms_from_time
+from ._convert import article_hits, message_hits, ms_from_time, page
 from .errors import InvalidArgumentError, ValidationError
 from .selection import NO_TIME
 
@@ -86,8 +86,6 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("arti
            since: Optional[datetime] = None, until: Optional[datetime] = None, limit: int = 20,
            after: Optional[str] = None) -> "Page[Hit]":
     """See :meth:`noteskit.Store.search`."""
-    from .models import Page
-
     code = kinds_code(kinds)
     start = NO_TIME if since is None else ms_from_time(since, "since")
     end = NO_TIME if until is None else ms_from_time(until, "until")
@@ -114,7 +112,7 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("arti
     articles = iter(article_hits(article_columns, n_articles))
     messages = iter(message_hits(message_columns, n_messages))
     items: List[Hit] = [next(articles) if letter == "a" else next(messages) for letter in letters]
-    return Page(items, next_cursor, next_cursor is not None)
+    return page(items, next_cursor)
 
 
 __all__ = ["Snippet", "snippet", "search"]
