@@ -117,4 +117,4 @@ def test_pages_are_ordinary_pages(store):
     assert page == nk.Page(page.items, page.next_cursor, True)
     last = store.articles.list(limit=2, after=page.next_cursor)
     assert last == nk.Page(last.items, None, False) and not last.has_more
-    assert repr(last).startswith("Page(items=[Article(")
+    assert repr(last).startswith("Page(items=[\n  Article(")  # one item a line (issue 13: readable reprs)
