@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
 from ._bulk import id_array, missing_code, pointer, time_bounds
-from ._convert import article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article
+from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, page)
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
 from .selection import Selection, order_code
@@ -99,7 +99,7 @@ class Articles:
         start, end = time_bounds(since, until)
         columns, _, cursor = call_page(_ffi.nk_article_list, self._store.handle, _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(after, "after"), start, end, order_code(order))
-        return Page(articles(columns), cursor, cursor is not None)
+        return page(articles(columns), cursor)
 
     def get_many(self, ids: Iterable[int], missing: str = "error") -> List[Article]:
         """The articles with ``ids``, in the order given, read at one moment. An id with no article
@@ -183,7 +183,7 @@ class Articles:
         columns, n, cursor = call_page(_ffi.nk_article_search, self._store.handle, _ffi.text(query, "query"),
                                        _ffi.text(field, "field"), int(case_sensitive), start, end, order_code(order),
                                        _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
-        return Page(article_hits(columns, n), cursor, cursor is not None)
+        return page(article_hits(columns, n), cursor)
 
     def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
                     batch_size: int = 200, *, since: Optional[datetime] = None, until: Optional[datetime] = None,
