@@ -213,6 +213,11 @@ def build(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> C
         peer.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         peer.execute("COMMIT")
     peer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    # Both files start checkpointed (closing the store's last connection checkpoints its WAL), so
+    # neither side reads its pages through a write-ahead log the other has not.
+    store.close()
+    store = nk.Store.open(folder / "ours.db")
+    conversations = [store.conversations.get(c.id) for c in conversations]
     # Ids are equal on both sides: the peer got ours.
     return Context(folder, store, peer, peer_path, conversations, n_messages, rounds)
 
