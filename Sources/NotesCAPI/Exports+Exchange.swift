@@ -12,13 +12,14 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["conversation", "table", "mode"])
+        let given = try options(optionsJSON, allowed: ["conversation", "table", "mode", "since", "until"])
         let mode = try given.optionalInt("mode")
         if let mode, !(1...0o7777).contains(mode) {
             throw NotesError(.validation, "mode must be a file mode such as 0o640, got \(mode)", field: "mode")
         }
         let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"),
-                                    mode: mode.map { UInt32($0) })
+                                    mode: mode.map { UInt32($0) },
+                                    range: try range(try given.optionalInt("since") ?? NK_NO_TIME, try given.optionalInt("until") ?? NK_NO_TIME))
         let report = try store.export(to: path, format: format, options: options)
         w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
         w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))

@@ -49,7 +49,7 @@ enum CSVFormat {
         if isFile {
             let file = try OutputFile.replacing(path, mode: options.fileMode)
             var report = ExportReport()
-            try store.exportSnapshot { reader in
+            try store.exportSnapshot(range: options.range) { reader in
                 switch options.table {
                 case "messages": try writeMessages(reader, to: file, &report)
                 case "conversations": try writeConversations(reader, to: file, &report)
@@ -62,7 +62,7 @@ enum CSVFormat {
         }
         let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             for (name, write) in [(articlesFile, writeArticles), (conversationsFile, writeConversations), (messagesFile, writeMessages)] {
                 guard let file = try folder.create(name) else { throw NotesError(.internalError, "\(name) exists in a new folder") }
                 try write(reader, file, &report)

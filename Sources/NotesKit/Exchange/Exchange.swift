@@ -164,10 +164,15 @@ public struct ExportOptions: Sendable {
     /// Read and write bits only, with read and write for the owner (see ``FileModes/fileMode(_:field:)``).
     public var mode: UInt32?
 
-    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil) {
+    /// Only the articles created, and the messages sent, within this range (their conversations:
+    /// those with a message in it); drafts only without a range.
+    public var range: TimeRange
+
+    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil, range: TimeRange = .all) {
         self.conversation = conversation
         self.table = table
         self.mode = mode
+        self.range = range
     }
 
     /// ``mode``, or owner-only.

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
+from ._convert import ms_from_time
 from .errors import FormatError, InvalidArgumentError, error_from
 from .privacy import file_mode
 
@@ -140,6 +141,9 @@ def export(store: "Store", path: PathLike, format: Optional[str] = None, **optio
     """See :meth:`noteskit.Store.export`."""
     if options.get("mode") is not None:
         options["mode"] = file_mode(options["mode"])
+    for bound in ("since", "until"):  # a range: articles created, messages sent in [since, until)
+        if options.get(bound) is not None:
+            options[bound] = ms_from_time(options[bound], bound)
     data = _ffi.call_json(_ffi.nk_store_export, store.handle, _path(path), _ffi.optional_text(format, "format"),
                           _options(options))
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])

@@ -118,10 +118,11 @@ class Conversation:
         """Adds a message the user received (``from_me=False``), now or at ``sent_at``. See :meth:`Messages.receive`."""
         return self._bound.messages.receive(self.id, text, sent_at=sent_at)
 
-    def history(self, limit: int = 50, before: Optional[str] = None) -> "Page[Message]":
-        """A page of this conversation's history, newest page first, oldest first within the page.
-        See :meth:`Messages.history`."""
-        return self._bound.messages.history(self.id, limit=limit, before=before)
+    def history(self, limit: int = 50, before: Optional[str] = None, *, since: Optional[datetime] = None,
+                until: Optional[datetime] = None) -> "Page[Message]":
+        """A page of this conversation's history, newest page first, oldest first within the page;
+        only messages sent in ``[since, until)`` when given. See :meth:`Messages.history`."""
+        return self._bound.messages.history(self.id, limit=limit, before=before, since=since, until=until)
 
     def rename(self, title: str) -> "Conversation":
         """Gives the conversation a new title and returns it renamed (this object is frozen)."""

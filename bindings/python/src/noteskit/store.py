@@ -147,7 +147,9 @@ class Store(_Handle):
         empty. Options: ``table="messages"`` for a single ``.csv`` file of messages,
         ``conversation=`` (an id) for a transcript, ``mode=`` (e.g. ``0o644``) for files others may
         read: by default what is written is readable by its owner only (files 0o600, folders
-        0o700). A file is written beside ``path`` and renamed over it when complete: a failed
+        0o700). ``since=`` / ``until=`` (datetimes, naive = UTC) export only the articles created
+        and the messages sent in ``[since, until)``, the conversations holding such messages, and
+        no drafts. A file is written beside ``path`` and renamed over it when complete: a failed
         export leaves nothing behind, a killed one nothing the next export into that folder keeps.
         A symbolic link at ``path`` is replaced, not followed. Runs in bounded memory.
         """
