@@ -185,6 +185,14 @@ def _delete_many(ctx: Context) -> Tuple[Callable[[], object], Callable[[], objec
     return ours, theirs
 
 
+# ---- store.search over both kinds, Parquet: rows of analysis_bench_search.py ----------------------
+
+from analysis_bench_search import ROWS as _SEARCH_ROWS  # noqa: E402
+
+for _name, _goal, _peer, _prepare, _number in _SEARCH_ROWS:
+    measurement(_name, _goal, _peer, number=_number)(_prepare)
+
+
 # ---- Building the stores and running ---------------------------------------------------------------
 
 def build(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> Context:

@@ -570,6 +570,19 @@ int32_t nk_store_export(nk_store *store, const char *path, const char *format, c
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 
+/* Imports a table of records given as an Arrow stream (what `noteskit` reads from a Parquet file):
+ * the same import as nk_store_import's (one transaction, records matched by uid, the policies, the
+ * report), a row for a line. table: "articles" (columns title, content; optional uid, created_at,
+ * updated_at, revision), "conversations" (title; optional uid, created_at, last_activity_at) or
+ * "messages" (content, from_me; optional uid, sent_at, sender, conversation_uid,
+ * conversation_title: a message's conversation by uid, created with its title when new). Column
+ * types as the bulk writes read them, revision any integer type; an unknown column, a missing or
+ * mistyped one is NK_E_VALIDATION and nothing is written. records is taken over (released, also on
+ * failure). source (nullable): the name errors and skips give as the file. options_json
+ * (nullable): {"on_conflict", "on_error"} as nk_store_import's. *out_json as nk_store_import's. */
+int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+                              const char *options_json, char **out_json);
+
 /* ---- Search ----------------------------------------------------------------------------------- */
 /* Literal substring search: every character of the query is itself; text and query are compared
  * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty
@@ -601,6 +614,32 @@ int32_t nk_article_search(nk_store *store, const char *query, const char *field,
 int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
                           int64_t since_ms, int64_t until_ms, int64_t limit, const char *after,
                           struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+
+/* One search over articles (title or content) and messages: case-insensitive, newest first across
+ * both kinds (an article's created_at, a message's sent_at; within one millisecond articles before
+ * messages, then id descending). kinds: NK_KIND_ARTICLES and/or NK_KIND_MESSAGES (0 or other bits:
+ * NK_E_INVALID_ARGUMENT). since_ms (inclusive) / until_ms (exclusive): UTC ms, NK_NO_TIME for no bound.
+ * limit: 1..1000. after (nullable): a next_cursor of this same search (query, kinds, since, until).
+ * The page leaves as two batches in one order: *out_order (owned) is one letter a hit, 'a' for the
+ * next row of the article batch (*out_array/*out_schema, as nk_article_search's with field "any"),
+ * 'm' for the next row of the message batch (*out_messages/*out_messages_schema, as
+ * nk_message_search's); both batches are always filled (maybe empty) and released by the caller.
+ * *out_cursor as nk_article_list's. On failure nothing is handed out. */
+#define NK_KIND_ARTICLES 1
+#define NK_KIND_MESSAGES 2
+int32_t nk_store_search(nk_store *store, const char *query, int32_t kinds, int64_t since_ms, int64_t until_ms,
+                        int64_t limit, const char *after, char **out_order, struct ArrowArray *out_messages,
+                        struct ArrowSchema *out_messages_schema, struct ArrowArray *out_array,
+                        struct ArrowSchema *out_schema, char **out_cursor);
+
+/* A snippet of text around its first match, for a result list. spans: span_count (start, end) pairs
+ * of code-point offsets into text (a hit's spans; NULL when span_count is 0; outside the text:
+ * NK_E_INVALID_ARGUMENT). width: characters (grapheme clusters: an emoji ZWJ sequence, a flag, a
+ * letter with its combining marks count one, never cut) of text shown, "…" added where the text is
+ * cut; 0 gives the empty snippet, below 0 is NK_E_VALIDATION. The first non-empty span is centred.
+ * Line breaks and tabs become spaces. *out_json (owned): {"text": "...", "spans": [[start, end], ...]}
+ * (the matches inside the snippet, code-point offsets into its text). */
+int32_t nk_snippet(const char *text, const int64_t *spans, int64_t span_count, int64_t width, char **out_json);
 
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
  * (they are kept up to date by every write; this is for repair). */

@@ -222,6 +222,16 @@ NK_SEARCH_CASE_SENSITIVE = 1
 NK_SEARCH_OLDEST_FIRST = 2
 nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_int64, c_int64,
                              c_char_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_store_search(nk_store *store, const char *query, int32_t kinds, int64_t since_ms, int64_t until_ms,
+#                         int64_t limit, const char *after, char **out_order, struct ArrowArray *out_messages,
+#                         struct ArrowSchema *out_messages_schema, struct ArrowArray *out_array,
+#                         struct ArrowSchema *out_schema, char **out_cursor);
+NK_KIND_ARTICLES = 1
+NK_KIND_MESSAGES = 2
+nk_store_search = _declare("nk_store_search", c_int32, c_void_p, c_char_p, c_int32, c_int64, c_int64, c_int64, c_char_p,
+                           c_void_pp, ArrowArray_p, ArrowSchema_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_snippet(const char *text, const int64_t *spans, int64_t span_count, int64_t width, char **out_json);
+nk_snippet = _declare("nk_snippet", c_int32, c_char_p, c_void_p, c_int64, c_int64, c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
 nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
 # int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
@@ -357,6 +367,10 @@ nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_cha
 #                         nk_progress_callback progress, void *user_data, char **out_json);
 nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
                            c_void_p, c_void_pp)
+# int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+#                               const char *options_json, char **out_json);
+nk_store_import_table = _declare("nk_store_import_table", c_int32, c_void_p, c_char_p, ArrowArrayStream_p, c_char_p, c_char_p,
+                                 c_void_pp)
 
 
 # ---- Testing only (the power-cut simulator's seam; see stress/powercut.py) -----------------------
