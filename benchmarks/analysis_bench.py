@@ -62,6 +62,8 @@ class Context:
     n_messages: int
     rounds: int
     rng: random.Random = field(default_factory=lambda: random.Random(13))
+    #: Run (last first) once a measurement is done: what it opened.
+    cleanups: List[Callable[[], object]] = field(default_factory=list)
 
 
 @dataclass
@@ -138,8 +140,15 @@ def _week(ctx: Context) -> Tuple[Callable[[], object], Callable[[], object]]:
     cid = ctx.conversations[3].id
     since = BASE + (ctx.n_messages // 2) * STEP
     until = since + timedelta(days=7)
-    connection = adbc.connect(str(ctx.peer_path))
+    # ADBC's driver carries its own copy of SQLite: two copies in one process on one WAL file undo
+    # each other's locks (and truncate the -shm the other has mapped: SIGBUS). ADBC reads a copy.
+    ctx.peer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    adbc_path = ctx.folder / "peer-adbc.db"
+    shutil.copyfile(ctx.peer_path, adbc_path)
+    connection = adbc.connect(str(adbc_path))
+    ctx.cleanups.append(connection.close)
     cursor = connection.cursor()
+    ctx.cleanups.append(cursor.close)
     sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? "
            "ORDER BY sent_at, id")
     bounds = (cid, int(since.timestamp() * 1000), int(until.timestamp() * 1000))
@@ -212,6 +221,11 @@ def build(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> C
         peer.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         peer.execute("COMMIT")
     peer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    # Both files start checkpointed (closing the store's last connection checkpoints its WAL), so
+    # neither side reads its pages through a write-ahead log the other has not.
+    store.close()
+    store = nk.Store.open(folder / "ours.db")
+    conversations = [store.conversations.get(c.id) for c in conversations]
     # Ids are equal on both sides: the peer got ours.
     return Context(folder, store, peer, peer_path, conversations, n_messages, rounds)
 
@@ -244,6 +258,8 @@ def run(folder: Path, n_messages: int, n_conversations: int, rounds: int, only: 
             continue
         ours, theirs = m.prepare(ctx)
         t_ours, t_peer = interleaved([ours, theirs], rounds, m.number)
+        while ctx.cleanups:
+            ctx.cleanups.pop()()
         ratio = t_ours / t_peer
         print(f"{m.name:44} {fmt(t_ours):>12} {fmt(t_peer):>12}  {ratio:6.2f}×  {os.getloadavg()[0]:5.2f}  {m.goal}  ({m.peer})")
     ctx.store.close()

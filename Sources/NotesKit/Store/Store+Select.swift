@@ -545,10 +545,11 @@ extension MessageStore {
         let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            _ = try ConversationStore.require(db, conversationId)
             let batch = Self.batch()
             let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 5, idColumn: 0,
                                            append: Self.appendRow)
+            // A page with messages shows the conversation exists; only an empty one needs the check.
+            if batch.count == 0 { _ = try ConversationStore.require(db, conversationId) }
             batch.reverse()
             return (batch, next)
         }

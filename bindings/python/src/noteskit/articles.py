@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
 from ._bulk import id_array, missing_code, pointer, time_bounds
-from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article,
-                       page)
+from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, page)
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
 from .selection import Selection, order_code
