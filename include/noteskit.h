@@ -494,6 +494,11 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
  * "drag_start_offset", "revealed", "keyboard_shown", "keyboard_height", "mask_count"}. */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
+/* The interaction models' numbers, as the two calls above use them. *out_json (owned):
+ * {"keyboard": {"editor_gap_above_keyboard": 5, "editor_resting_inset": 46, "max_keyboard_height"},
+ *  "search_panel": {"height": 105, "strip": 50, "snap_threshold": 91, "max_distance"}}. */
+int32_t nk_interaction_constants(char **out_json);
+
 /* ---- Import and export ------------------------------------------------------------------------ */
 /* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,
  * "telegram" or "whatsapp"); NULL takes it from the extension of path (.json, .jsonl, .csv, .txt,

@@ -55,41 +55,19 @@ extension JSONWriter {
 }
 
 extension JSONWriter {
-    mutating func articleStyle(_ s: ArticleRowStyle) {
-        raw("{"); key("title_font"); string(s.titleFont)
-        raw(","); key("title_size"); number(s.titleSize)
-        raw(","); key("title_height"); if let h = s.titleHeight { number(h) } else { raw("null") }
-        raw(","); key("top_padding"); number(s.topPadding)
-        raw(","); key("title_left"); number(s.titleLeft)
-        raw(","); key("title_right"); number(s.titleRight)
-        raw(","); key("title_spacing"); number(s.titleSpacing)
-        raw(","); key("content_font"); string(s.contentFont)
-        raw(","); key("content_size"); number(s.contentSize)
-        raw(","); key("content_left"); number(s.contentLeft)
-        raw(","); key("content_right"); number(s.contentRight)
-        raw(","); key("content_inset_top"); number(s.contentInsetTop)
-        raw(","); key("content_inset_bottom"); number(s.contentInsetBottom)
-        raw(","); key("content_padding"); number(s.contentPadding)
-        raw(","); key("bottom_padding"); number(s.bottomPadding)
-        raw(","); key("separator"); number(s.separator)
-        raw(","); key("extra_height"); number(s.extraHeight)
-        raw(","); key("fingerprint"); string(s.fingerprint)
-        raw("}")
-    }
-
-    mutating func bubbleStyle(_ s: BubbleStyle) {
-        raw("{"); key("font"); string(s.font)
-        raw(","); key("size"); number(s.size)
-        raw(","); key("max_text_width"); number(s.maxTextWidth)
-        raw(","); key("max_text_height"); if let h = s.maxTextHeight { number(h) } else { raw("null") }
-        raw(","); key("inset_top"); number(s.insetTop)
-        raw(","); key("inset_bottom"); number(s.insetBottom)
-        raw(","); key("inset_side"); number(s.insetSide)
-        raw(","); key("tail_margin"); number(s.tailMargin)
-        raw(","); key("side_margin"); number(s.sideMargin)
-        raw(","); key("row_margin_top"); number(s.rowMarginTop)
-        raw(","); key("row_margin_bottom"); number(s.rowMarginBottom)
-        raw(","); key("fingerprint"); string(s.fingerprint)
+    /// A style as its table lists it, then its fingerprint.
+    mutating func style<Style: LayoutStyle>(_ s: Style) {
+        raw("{")
+        for field in Style.fields {
+            string(field.name); raw(":")
+            switch field.value(of: s) {
+            case let .font(family): string(family)
+            case let .number(n): number(n)
+            case .none: null()
+            }
+            raw(",")
+        }
+        key("fingerprint"); string(s.fingerprint)
         raw("}")
     }
 

@@ -27,7 +27,20 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-DEFAULT_FONT = "WenQuanYi Micro Hei"
+
+def _core_numbers(kind: str) -> Dict[str, Any]:
+    """A style's defaults as the library's table gives them (``nk_style_resolve`` with no fields)."""
+    defaults: Dict[str, Any] = _ffi.call_json(_ffi.nk_style_resolve, kind.encode(), None)
+    del defaults["fingerprint"]
+    return defaults
+
+
+_ARTICLE_ROW = _core_numbers("article_row")
+_BUBBLE = _core_numbers("bubble")
+_INTERACTION: Dict[str, Dict[str, float]] = _ffi.call_json(_ffi.nk_interaction_constants)
+
+#: The font the library measures with unless told otherwise (WenQuanYi Micro Hei, the CJK font).
+DEFAULT_FONT: str = _BUBBLE["font"]
 
 
 # ---- Measuring ----------------------------------------------------------------------------------
@@ -163,23 +176,23 @@ class ArticleRowStyle(_Style):
 
     _kind = "article_row"
 
-    title_font: str = DEFAULT_FONT
-    title_size: float = 14
-    title_height: Optional[float] = 21
-    top_padding: float = 8
-    title_left: float = 14
-    title_right: float = 4
-    title_spacing: float = 0
-    content_font: str = DEFAULT_FONT
-    content_size: float = 13
-    content_left: float = 8
-    content_right: float = 8
-    content_inset_top: float = 8
-    content_inset_bottom: float = 8
-    content_padding: float = 5
-    bottom_padding: float = 5
-    separator: float = 0.5
-    extra_height: float = 1
+    title_font: str = _ARTICLE_ROW["title_font"]
+    title_size: float = _ARTICLE_ROW["title_size"]
+    title_height: Optional[float] = _ARTICLE_ROW["title_height"]
+    top_padding: float = _ARTICLE_ROW["top_padding"]
+    title_left: float = _ARTICLE_ROW["title_left"]
+    title_right: float = _ARTICLE_ROW["title_right"]
+    title_spacing: float = _ARTICLE_ROW["title_spacing"]
+    content_font: str = _ARTICLE_ROW["content_font"]
+    content_size: float = _ARTICLE_ROW["content_size"]
+    content_left: float = _ARTICLE_ROW["content_left"]
+    content_right: float = _ARTICLE_ROW["content_right"]
+    content_inset_top: float = _ARTICLE_ROW["content_inset_top"]
+    content_inset_bottom: float = _ARTICLE_ROW["content_inset_bottom"]
+    content_padding: float = _ARTICLE_ROW["content_padding"]
+    bottom_padding: float = _ARTICLE_ROW["bottom_padding"]
+    separator: float = _ARTICLE_ROW["separator"]
+    extra_height: float = _ARTICLE_ROW["extra_height"]
     fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
     @classmethod
@@ -223,17 +236,17 @@ class BubbleStyle(_Style):
 
     _kind = "bubble"
 
-    font: str = DEFAULT_FONT
-    size: float = 16
-    max_text_width: float = 240
-    max_text_height: Optional[float] = None
-    inset_top: float = 10
-    inset_bottom: float = 10
-    inset_side: float = 12
-    tail_margin: float = 6
-    side_margin: float = 10
-    row_margin_top: float = 5
-    row_margin_bottom: float = 5
+    font: str = _BUBBLE["font"]
+    size: float = _BUBBLE["size"]
+    max_text_width: float = _BUBBLE["max_text_width"]
+    max_text_height: Optional[float] = _BUBBLE["max_text_height"]
+    inset_top: float = _BUBBLE["inset_top"]
+    inset_bottom: float = _BUBBLE["inset_bottom"]
+    inset_side: float = _BUBBLE["inset_side"]
+    tail_margin: float = _BUBBLE["tail_margin"]
+    side_margin: float = _BUBBLE["side_margin"]
+    row_margin_top: float = _BUBBLE["row_margin_top"]
+    row_margin_bottom: float = _BUBBLE["row_margin_bottom"]
     fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
 
@@ -507,6 +520,9 @@ class KeyboardModel:
     (341.0, -336.0)
     """
 
+    editor_gap_above_keyboard: float = float(_INTERACTION["keyboard"]["editor_gap_above_keyboard"])
+    editor_resting_inset: float = float(_INTERACTION["keyboard"]["editor_resting_inset"])
+
     def __init__(self) -> None:
         self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_keyboard_apply, None, b'{"event": "hide"}')
 
@@ -560,9 +576,9 @@ class SearchPanel:
     ('hidden', -50.0, 0)
     """
 
-    height = 105.0
-    strip = 50.0
-    snap_threshold = 91.0
+    height: float = float(_INTERACTION["search_panel"]["height"])
+    strip: float = float(_INTERACTION["search_panel"]["strip"])
+    snap_threshold: float = float(_INTERACTION["search_panel"]["snap_threshold"])
 
     def __init__(self) -> None:
         self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_search_panel_apply, None, b'{"event": "hide"}')
