@@ -6,9 +6,13 @@
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
  *    {"code": int, "kind": str, "error_code": str, "message": str, "messages"?: {language: str},
- *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}. "error_code" is a stable
- *    machine-readable name ("title_empty", "revision_conflict", ...); "messages" the apps' own
- *    wording by BCP 47 language ("zh-Hans"), where they had one; "message" is English.
+ *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int, "options"?: [option]}.
+ *    "error_code" is a stable machine-readable name ("title_empty", "revision_conflict", ...);
+ *    "messages" the apps' own wording by BCP 47 language ("zh-Hans"), where they had one;
+ *    "message" is English, in the core's (Swift's) words. Each option it names (an argument of the
+ *    call, as the Swift API spells it) is {"text": as it stands in "message" ("`readOnly: true`",
+ *    "`format: .markdown`", "`format:`"), "name": "readOnly", "value"?: str or bool}: a binding
+ *    replaces "text" with its own spelling (Python: read_only=True, format="markdown").
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().

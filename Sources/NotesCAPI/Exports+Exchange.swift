@@ -134,6 +134,19 @@ extension JSONWriter {
         if let field = error.field { raw(","); key("field"); string(NotesError.shown(field)) }
         if let line = error.line { raw(","); key("line"); int(Int64(line)) }
         if let file = error.file { raw(","); key("file"); string(NotesError.shown(file, limit: limit)) }
+        if !error.options.isEmpty {
+            raw(","); key("options")
+            list(error.options) { w, option in
+                w.raw("{"); w.key("text"); w.string(option.text)
+                w.raw(","); w.key("name"); w.string(option.name)
+                switch option.value {
+                case nil: break
+                case let .choice(text)?, let .string(text)?: w.raw(","); w.key("value"); w.string(text)
+                case let .bool(flag)?: w.raw(","); w.key("value"); w.bool(flag)
+                }
+                w.raw("}")
+            }
+        }
         raw("}")
     }
 }

@@ -239,7 +239,7 @@ enum TelegramExport {
                 } else if chatType == "personal_chat", let id = chatId {
                     fromMe = fromId != "user\(id)"
                 } else {
-                    throw formatError("from", "the export does not say which account made it: pass me=\"Your Name\" (or your id, me=\"user123456789\")")
+                    throw formatError("from", "the export does not say which account made it: pass \(option: "me", string: "Your Name") (or your id, \(option: "me", string: "user123456789"))")
                 }
                 var messageId = ""
                 if case let .int(id)? = value["id"] { messageId = String(id) }
@@ -513,14 +513,14 @@ enum WhatsAppChat {
                 try flush()
                 let location = SourceLocation(file: path, line: number)
                 guard let order = order ?? (h.yearFirst ? .dmy : nil) else {
-                    throw Importer.locate(formatError("date_order", "the dates could be day first or month first (no day in the file is above 12): pass date_order=\"dmy\" or \"mdy\""), at: location)
+                    throw Importer.locate(formatError("date_order", "the dates could be day first or month first (no day in the file is above 12): pass \(option: "dateOrder", choice: "dmy") or \(option: "dateOrder", choice: "mdy")"), at: location)
                 }
                 guard String(validating: bytes, as: UTF8.self) != nil else {
                     try importer.fail(formatError(nil, "the line is not valid UTF-8"), at: location)
                     continue
                 }
                 guard let local = localMilliseconds(h, order), let sentAt = importer.times.local(milliseconds: local) else {
-                    try importer.fail(formatError("date", "the date or time is not valid (read \(order == .dmy ? "day first" : "month first"); pass date_order= if that is wrong)"), at: location)
+                    try importer.fail(formatError("date", "the date or time is not valid (read \(order == .dmy ? "day first" : "month first"); pass \(option: "dateOrder") if that is wrong)"), at: location)
                     continue
                 }
                 if let colon = h.colon {

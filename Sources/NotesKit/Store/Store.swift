@@ -166,7 +166,7 @@ public final class Store: @unchecked Sendable {
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         let (result, context): (T, WriteContext) = try locked {
             guard let connection else { throw NotesError(.closed, "the store is closed") }
-            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
+            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
                 let result = try body(context)
