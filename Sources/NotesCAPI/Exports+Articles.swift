@@ -8,8 +8,7 @@ public typealias OutJSON = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content"))
-        return PackedRow(article)
+        PackedRow(try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content")))
     }
 }
 
@@ -25,10 +24,9 @@ public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?
 public func nk_article_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ expectedRevision: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.update(
+        PackedRow(try store(handle).articles.update(
             id, title: try optionalString(title, "title"), content: try optionalString(content, "content"),
-            expectedRevision: expectedRevision > 0 ? expectedRevision : nil)
-        return PackedRow(article)
+            expectedRevision: expectedRevision > 0 ? expectedRevision : nil))
     }
 }
 
@@ -57,25 +55,22 @@ public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePoint
 public func nk_draft_new(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                          _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.newDraft(title: try optionalString(title, "title"),
-                                                        content: try optionalString(content, "content") ?? "")
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.newDraft(title: try optionalString(title, "title"),
+                                                        content: try optionalString(content, "content") ?? ""))
     }
 }
 
 @_cdecl("nk_draft_edit")
 public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.edit(articleID)
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.edit(articleID))
     }
 }
 
 @_cdecl("nk_draft_get")
 public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.draft(id)
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.draft(id))
     }
 }
 
@@ -93,17 +88,15 @@ public func nk_draft_list(_ handle: OpaquePointer?, _ outArray: OutArray?, _ out
 public func nk_draft_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                             _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
-                                                           content: try optionalString(content, "content"))
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
+                                                           content: try optionalString(content, "content")))
     }
 }
 
 @_cdecl("nk_draft_save")
 public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.saveDraft(id)
-        return PackedRow(article)
+        PackedRow(try store(handle).articles.saveDraft(id))
     }
 }
 

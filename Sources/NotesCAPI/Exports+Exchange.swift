@@ -20,12 +20,8 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"),
                                     mode: mode.map { UInt32($0) })
         let report = try store.export(to: path, format: format, options: options)
-        w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
-        w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
-        w.raw(","); w.key("conversations"); w.int(Int64(report.conversations))
-        w.raw(","); w.key("messages"); w.int(Int64(report.messages))
-        w.raw(","); w.key("files"); w.int(Int64(report.files))
-        w.raw("}")
+        w.object(["articles": .int(report.articles), "drafts": .int(report.drafts), "conversations": .int(report.conversations),
+                  "messages": .int(report.messages), "files": .int(report.files)])
     }
 }
 

@@ -85,13 +85,8 @@ public func nk_layout_article_height(_ handle: OpaquePointer?, _ id: Int64, _ ou
 
 @_cdecl("nk_layout_article_heights")
 public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
-        let layout = try layout(handle)
-        let heights = try layout.articleHeights(try ids(idsJSON, "ids_json"))
-        var w = JSONWriter(capacity: heights.count * 6 + 2)
-        w.list(heights) { $0.number($1) }
-        try put(w.bytes, out)
+    callJSON(out) { w in
+        w.list(try layout(handle).articleHeights(try ids(idsJSON, "ids_json"))) { $0.number($1) }
     }
 }
 
@@ -105,13 +100,8 @@ public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out
 
 @_cdecl("nk_layout_bubbles")
 public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
-        let layout = try layout(handle)
-        let bubbles = try layout.bubbles(try ids(idsJSON, "ids_json"))
-        var w = JSONWriter(capacity: bubbles.count * 110 + 2)
-        w.list(bubbles) { $0.bubble($1) }
-        try put(w.bytes, out)
+    callJSON(out) { w in
+        w.list(try layout(handle).bubbles(try ids(idsJSON, "ids_json"))) { $0.bubble($1) }
     }
 }
 
@@ -130,14 +120,8 @@ public func nk_layout_prefetch(_ handle: OpaquePointer?, _ kind: UnsafePointer<C
 public func nk_layout_stats(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
         let s = try layout(handle).stats()
-        w.raw("{"); w.key("hits"); w.int(Int64(s.hits))
-        w.raw(","); w.key("misses"); w.int(Int64(s.misses))
-        w.raw(","); w.key("entries"); w.int(Int64(s.entries))
-        w.raw(","); w.key("bytes"); w.int(Int64(s.bytes))
-        w.raw(","); w.key("capacity_bytes"); w.int(Int64(s.capacityBytes))
-        w.raw(","); w.key("evictions"); w.int(Int64(s.evictions))
-        w.raw(","); w.key("invalidations"); w.int(Int64(s.invalidations))
-        w.raw("}")
+        w.object(["hits": .int(s.hits), "misses": .int(s.misses), "entries": .int(s.entries), "bytes": .int(s.bytes),
+                  "capacity_bytes": .int(s.capacityBytes), "evictions": .int(s.evictions), "invalidations": .int(s.invalidations)])
     }
 }
 
@@ -251,11 +235,8 @@ public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: U
             "show": { .show(keyboardHeight: try $0.number("keyboard_height")) },
             "hide": { _ in .hide },
         ]))
-        w.raw("{"); w.key("shown"); w.bool(model.isShown)
-        w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
-        w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
-        w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
-        w.raw("}")
+        w.object(["shown": .bool(model.isShown), "keyboard_height": .number(model.keyboardHeight),
+                  "editor_bottom_inset": .number(model.editorBottomInset), "chat_offset": .number(model.chatOffset)])
     }
 }
 
@@ -283,15 +264,10 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
             "keyboard_will_show": { .keyboardWillShow(height: try $0.number("keyboard_height")) },
             "keyboard_will_hide": { _ in .keyboardWillHide },
         ]))
-        w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
-        w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
-        w.raw(","); w.key("top_offset"); w.number(panel.topOffset)
-        w.raw(","); w.key("drag_start_offset"); w.number(panel.dragStartOffset)
-        w.raw(","); w.key("revealed"); w.number(panel.revealed)
-        w.raw(","); w.key("keyboard_shown"); w.bool(panel.isKeyboardShown)
-        w.raw(","); w.key("keyboard_height"); w.number(panel.keyboardHeight)
-        w.raw(","); w.key("mask_count"); w.int(Int64(panel.maskCount))
-        w.raw("}")
+        w.object(["state": .string(panel.state.rawValue), "dragging": .bool(panel.isDragging),
+                  "top_offset": .number(panel.topOffset), "drag_start_offset": .number(panel.dragStartOffset),
+                  "revealed": .number(panel.revealed), "keyboard_shown": .bool(panel.isKeyboardShown),
+                  "keyboard_height": .number(panel.keyboardHeight), "mask_count": .int(panel.maskCount)])
     }
 }
 
@@ -299,15 +275,13 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
 public func nk_interaction_constants(_ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
         w.raw("{"); w.key("keyboard")
-        w.raw("{"); w.key("editor_gap_above_keyboard"); w.number(KeyboardModel.editorGapAboveKeyboard)
-        w.raw(","); w.key("editor_resting_inset"); w.number(KeyboardModel.editorRestingInset)
-        w.raw(","); w.key("max_keyboard_height"); w.number(KeyboardModel.maxKeyboardHeight)
-        w.raw("}"); w.raw(","); w.key("search_panel")
-        w.raw("{"); w.key("height"); w.number(SearchPanel.height)
-        w.raw(","); w.key("strip"); w.number(SearchPanel.strip)
-        w.raw(","); w.key("snap_threshold"); w.number(SearchPanel.snapThreshold)
-        w.raw(","); w.key("max_distance"); w.number(SearchPanel.maxDistance)
-        w.raw("}"); w.raw("}")
+        w.object(["editor_gap_above_keyboard": .number(KeyboardModel.editorGapAboveKeyboard),
+                  "editor_resting_inset": .number(KeyboardModel.editorRestingInset),
+                  "max_keyboard_height": .number(KeyboardModel.maxKeyboardHeight)])
+        w.raw(","); w.key("search_panel")
+        w.object(["height": .number(SearchPanel.height), "strip": .number(SearchPanel.strip),
+                  "snap_threshold": .number(SearchPanel.snapThreshold), "max_distance": .number(SearchPanel.maxDistance)])
+        w.raw("}")
     }
 }
 

@@ -46,10 +46,27 @@ extension JSONWriter {
     }
 
     mutating func metrics(_ m: TextMetrics) {
-        raw("{"); key("width"); int(Int64(m.width))
-        raw(","); key("height"); int(Int64(m.height))
-        raw(","); key("line_count"); int(Int64(m.lineCount))
-        raw(","); key("unknown_glyphs"); int(Int64(m.unknownGlyphs))
+        object(["width": .int(m.width), "height": .int(m.height), "line_count": .int(m.lineCount), "unknown_glyphs": .int(m.unknownGlyphs)])
+    }
+
+    /// A member of a result object.
+    enum Member {
+        case int(Int), number(Double), bool(Bool), string(String)
+    }
+
+    /// `{"key": value, ...}`, the members in the order given.
+    mutating func object(_ members: KeyValuePairs<StaticString, Member>) {
+        raw("{")
+        for (n, (name, value)) in members.enumerated() {
+            if n > 0 { raw(",") }
+            key(name)
+            switch value {
+            case let .int(v): int(Int64(v))
+            case let .number(v): number(v)
+            case let .bool(v): bool(v)
+            case let .string(v): string(v)
+            }
+        }
         raw("}")
     }
 }
@@ -72,21 +89,11 @@ extension JSONWriter {
     }
 
     mutating func bubble(_ b: Bubble) {
-        raw("{"); key("x"); number(b.x)
-        raw(","); key("width"); number(b.width)
-        raw(","); key("height"); number(b.height)
-        raw(","); key("text_width"); number(b.textWidth)
-        raw(","); key("text_height"); number(b.textHeight)
-        raw(","); key("from_me"); bool(b.fromMe)
-        raw(","); key("row_height"); number(b.rowHeight)
-        raw("}")
+        object(["x": .number(b.x), "width": .number(b.width), "height": .number(b.height), "text_width": .number(b.textWidth),
+                "text_height": .number(b.textHeight), "from_me": .bool(b.fromMe), "row_height": .number(b.rowHeight)])
     }
 
     mutating func picture(_ p: Picture) {
-        raw("{"); key("path"); string(p.path)
-        raw(","); key("width"); int(Int64(p.width))
-        raw(","); key("height"); int(Int64(p.height))
-        raw(","); key("rows"); int(Int64(p.rows))
-        raw("}")
+        object(["path": .string(p.path), "width": .int(p.width), "height": .int(p.height), "rows": .int(p.rows)])
     }
 }

@@ -305,27 +305,17 @@ extension Column {
         case .bool:
             let bits = (0..<n).map { bit(values, $0) }
             rebuildBits(values, bits.reversed())
-        case .string:
+        case .string, .int32List:
+            let width = kind == .string ? 1 : 4 // bytes per offset step: a byte of text, or an Int32
             let old = ByteBuffer(capacity: values.count)
             if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
             let oldOffsets = offsets
             values.reset()
             offsets = [0]
             for row in stride(from: n - 1, through: 0, by: -1) {
-                let start = Int(oldOffsets[row]), end = Int(oldOffsets[row + 1])
+                let start = Int(oldOffsets[row]) * width, end = Int(oldOffsets[row + 1]) * width
                 if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
-                offsets.append(Int64(values.count))
-            }
-        case .int32List:
-            let old = ByteBuffer(capacity: values.count)
-            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
-            let oldOffsets = offsets
-            values.reset()
-            offsets = [0]
-            for row in stride(from: n - 1, through: 0, by: -1) {
-                let start = Int(oldOffsets[row]) * 4, end = Int(oldOffsets[row + 1]) * 4
-                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
-                offsets.append(Int64(values.count / 4))
+                offsets.append(Int64(values.count / width))
             }
         }
         if let validity {
