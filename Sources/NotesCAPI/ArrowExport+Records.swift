@@ -218,8 +218,14 @@ public typealias OutRow = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 /// out the packed row.
 @inline(__always)
 func callRow(_ out: OutRow?, _ make: () throws -> PackedRow) -> Int32 {
+    callRow(out, owned: { try make().owned() })
+}
+
+/// The same, for a row packed straight from the store's statement (``PackedRow/owned(_:ints:texts:)``).
+@inline(__always)
+func callRow(_ out: OutRow?, owned make: () throws -> UnsafeMutablePointer<CChar>) -> Int32 {
     call {
         let out = try outPointer(out, "out_row")
-        out.pointee = try make().owned()
+        out.pointee = try make()
     }
 }

@@ -14,10 +14,7 @@ public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<C
 
 @_cdecl("nk_article_get")
 public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_row")
-        out.pointee = try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) }
-    }
+    callRow(out, owned: { try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) } })
 }
 
 @_cdecl("nk_article_update")

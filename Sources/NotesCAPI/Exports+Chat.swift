@@ -63,17 +63,13 @@ public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64
             }
             return t
         }
-        let message = try store(handle).messages.receive(content, in: conversationID, sentAt: time)
-        return PackedRow(message)
+        return PackedRow(try store(handle).messages.receive(content, in: conversationID, sentAt: time))
     }
 }
 
 @_cdecl("nk_message_get")
 public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_row")
-        out.pointee = try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) }
-    }
+    callRow(out, owned: { try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) } })
 }
 
 @_cdecl("nk_message_delete")

@@ -59,9 +59,7 @@ enum ForeignChat {
 /// own id, so a newer export of the same chat adds only what is new.
 enum TelegramExport {
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         let reader = Reader(path: path, importer: importer, scanner: JSONScanner(file: file))
         reader.setMe(importer.options.me)
         var single = Chat()
@@ -479,9 +477,7 @@ enum WhatsAppChat {
             me = survey.senders.first { $0 != defaultTitle }
         }
         let order = options.dateOrder ?? survey.order
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var target = try ChatTarget(path: path, importer: importer, kind: "whatsapp", defaultTitle: defaultTitle)
         var pending: Pending?
 
@@ -489,9 +485,7 @@ enum WhatsAppChat {
             guard let message = pending else { return }
             pending = nil
             let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong {
-                return try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
-            }
+            if message.tooLong { return try importer.failTooLong(at: location) }
             guard let sender = message.sender else { return try importer.leaveOut(.systemMessage, at: location) }
             if isMediaOnly(message.content) { return try importer.leaveOut(.mediaOnly, at: location) }
             // iOS marks its system lines (the encryption notice, deleted messages) with a leading LRM.

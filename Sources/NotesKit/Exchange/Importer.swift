@@ -176,6 +176,19 @@ final class Importer {
 
     /// A record-level error: with `onError = .raise` it stops the import (which then writes
     /// nothing); with `.skip` it is listed in the report and the import goes on.
+    /// Opens the import file `path`: its size is the progress total, its byte order mark skipped.
+    func open(_ path: String) throws -> InputFile {
+        let file = try InputFile(path: path)
+        try begin(total: file.size)
+        try file.skipByteOrderMark()
+        return file
+    }
+
+    /// A chat message over the content limit, refused at `location`.
+    func failTooLong(at location: SourceLocation) throws {
+        try fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+    }
+
     func fail(_ error: NotesError, at location: SourceLocation) throws {
         let located = Importer.locate(error, at: location)
         guard options.onError == .skip else { throw located }

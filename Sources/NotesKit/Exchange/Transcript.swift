@@ -53,9 +53,7 @@ enum Transcript {
     }
 
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var target = try ChatTarget(path: path, importer: importer, kind: "transcript", defaultTitle: ChatTarget.stem(path))
         var crlf: Bool?
         var pending: Pending?
@@ -64,10 +62,7 @@ enum Transcript {
             guard let message = pending else { return }
             pending = nil
             let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong {
-                try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
-                return
-            }
+            if message.tooLong { return try importer.failTooLong(at: location) }
             let header = message.header
             let uid = try target.uid(first: (header.sentAt, header.fromMe, message.content), at: location)
             try importer.add(.message(try Fields.message(MessageRecord(
