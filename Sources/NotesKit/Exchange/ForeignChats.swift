@@ -460,7 +460,7 @@ enum WhatsAppChat {
     }
 
     /// A message being read: its first line and what follows.
-    private struct Pending {
+    private struct Pending: PendingMessage {
         var sentAt: Timestamp
         var sender: String?
         var content: String
@@ -482,10 +482,7 @@ enum WhatsAppChat {
         var pending: Pending?
 
         func flush() throws {
-            guard let message = pending else { return }
-            pending = nil
-            let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong { return try importer.failTooLong(at: location) }
+            guard case let (message, location)? = try importer.take(&pending, in: path) else { return }
             guard let sender = message.sender else { return try importer.leaveOut(.systemMessage, at: location) }
             if isMediaOnly(message.content) { return try importer.leaveOut(.mediaOnly, at: location) }
             // iOS marks its system lines (the encryption notice, deleted messages) with a leading LRM.

@@ -8,6 +8,14 @@ struct SourceLocation {
 /// One import run, shared by every format: it takes records as a format reads them, refuses
 /// duplicates within the file, derives missing uids, applies the conflict and error policies,
 /// counts what happened and reports progress. The formats only parse.
+/// A chat message a line-by-line reader is gathering (its text may go on over the next lines).
+protocol PendingMessage {
+    /// The line it starts on.
+    var line: Int { get }
+    /// Whether its text grew past the content limit.
+    var tooLong: Bool { get }
+}
+
 final class Importer {
     let writer: ImportWriter
     let options: ImportOptions
@@ -184,9 +192,17 @@ final class Importer {
         return file
     }
 
-    /// A chat message over the content limit, refused at `location`.
-    func failTooLong(at location: SourceLocation) throws {
-        try fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+    /// The message a line-by-line chat reader was gathering, taken for writing with where it
+    /// starts: nil when there is none, or when it grew past the content limit (refused there).
+    func take<Message: PendingMessage>(_ pending: inout Message?, in path: String) throws -> (Message, SourceLocation)? {
+        guard let message = pending else { return nil }
+        pending = nil
+        let location = SourceLocation(file: path, line: message.line)
+        guard !message.tooLong else {
+            try fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+            return nil
+        }
+        return (message, location)
     }
 
     func fail(_ error: NotesError, at location: SourceLocation) throws {

@@ -45,7 +45,7 @@ enum Transcript {
     // MARK: - Import
 
     /// A message being read: its first line and what follows.
-    private struct Pending {
+    private struct Pending: PendingMessage {
         var header: TranscriptLines.Header
         var content: String
         var line: Int
@@ -59,10 +59,7 @@ enum Transcript {
         var pending: Pending?
 
         func flush() throws {
-            guard let message = pending else { return }
-            pending = nil
-            let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong { return try importer.failTooLong(at: location) }
+            guard case let (message, location)? = try importer.take(&pending, in: path) else { return }
             let header = message.header
             let uid = try target.uid(first: (header.sentAt, header.fromMe, message.content), at: location)
             try importer.add(.message(try Fields.message(MessageRecord(

@@ -210,13 +210,22 @@ class ReadOnlyError(StorageError):
 
 
 class StorageFullError(StorageError):
-    """The disk, or the store's page limit, is full; nothing of the failed write is kept."""
+    """The disk, or the store's page limit, is full; nothing of the failed write is kept.
+
+    >>> from noteskit import StorageError, StorageFullError
+    >>> StorageFullError.__bases__ == (StorageError,)
+    True
+    """
 
     kind = "storage_full"
 
 
 class BusyError(StorageError):
-    """Another connection held a lock past the busy timeout (10 s); the call may be retried."""
+    """Another connection held a lock past the busy timeout (10 s); the call may be retried.
+
+    >>> import noteskit as nk; nk.BusyError.kind
+    'busy'
+    """
 
     kind = "busy"
 
@@ -278,7 +287,12 @@ class CancelledError(NotesError):
 
 
 class InternalError(NotesError):
-    """A bug in NotesKit. Please report it with the message."""
+    """A bug in NotesKit. Please report it with the message.
+
+    >>> import noteskit
+    >>> noteskit.InternalError("unexpected state").code
+    'internal'
+    """
 
     kind = "internal"
 
