@@ -30,17 +30,14 @@ public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
 
 @_cdecl("nk_style_resolve")
 public func nk_style_resolve(_ kind: UnsafePointer<CChar>?, _ styleJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let kind = try string(kind, "kind")
         let json = try optionalString(styleJSON, "style_json")
         switch kind {
         case "article_row", "article_row.two_labels":
-            let resolved = try style(json, "style_json", defaults: kind == "article_row" ? ArticleRowStyle() : .twoLabels)
-            try put(JSONWriter.encode { $0.style(resolved) }, out)
+            w.style(try style(json, "style_json", defaults: kind == "article_row" ? ArticleRowStyle() : .twoLabels))
         case "bubble":
-            let resolved = try style(json, "style_json", defaults: BubbleStyle())
-            try put(JSONWriter.encode { $0.style(resolved) }, out)
+            w.style(try style(json, "style_json", defaults: BubbleStyle()))
         default:
             throw NotesError(.invalidArgument, "kind must be \"article_row\", \"article_row.two_labels\" or \"bubble\", got \"\(kind.prefix(40))\"", field: "kind")
         }
@@ -86,7 +83,9 @@ public func nk_layout_article_height(_ handle: OpaquePointer?, _ id: Int64, _ ou
 @_cdecl("nk_layout_article_heights")
 public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        w.list(try layout(handle).articleHeights(try ids(idsJSON, "ids_json"))) { $0.number($1) }
+        let heights = try layout(handle).articleHeights(try ids(idsJSON, "ids_json"))
+        w.bytes.reserveCapacity(heights.count * 6 + 2)
+        w.list(heights) { $0.number($1) }
     }
 }
 
@@ -101,7 +100,9 @@ public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out
 @_cdecl("nk_layout_bubbles")
 public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        w.list(try layout(handle).bubbles(try ids(idsJSON, "ids_json"))) { $0.bubble($1) }
+        let bubbles = try layout(handle).bubbles(try ids(idsJSON, "ids_json"))
+        w.bytes.reserveCapacity(bubbles.count * 110 + 2)
+        w.list(bubbles) { $0.bubble($1) }
     }
 }
 

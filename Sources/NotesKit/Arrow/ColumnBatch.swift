@@ -9,7 +9,7 @@ import Glibc
 
 /// A growable malloc'ed buffer. `take()` hands its memory over to a new owner (who frees it with
 /// `free`); otherwise it is freed with the buffer.
-public final class ByteBuffer: @unchecked Sendable {
+public final class ByteBuffer {
     // Appended to once per value of a million-row scan: the run-time exclusivity checks of class
     // properties cost a tenth of it, and a buffer is only ever used by one thread at a time.
     @exclusivity(unchecked) public private(set) var base: UnsafeMutableRawPointer?
@@ -89,7 +89,7 @@ public enum ColumnKind: Sendable {
 }
 
 /// One column of a batch, appended to row by row.
-public final class Column: @unchecked Sendable {
+public final class Column {
     public let name: String
     public let kind: ColumnKind
     /// Declared nullable in the schema (a null appended to another column makes it nullable too).
@@ -257,7 +257,7 @@ extension Column {
 }
 
 /// Rows of one kind of record as columns: one Arrow record batch once finished.
-public final class ColumnBatch: @unchecked Sendable {
+public final class ColumnBatch {
     public let columns: [Column]
     @exclusivity(unchecked) public private(set) var count = 0
 

@@ -79,7 +79,7 @@ extension Layout {
 
 /// The shared state of one ``Layout/prefetch(_:kind:threads:)``: worker threads take chunks of
 /// ids from an atomic counter until none are left.
-final class PrefetchJob: @unchecked Sendable {
+final class PrefetchJob: Sendable {
     static let chunk = 32
 
     let layout: Layout

@@ -208,7 +208,6 @@ struct PostingAccumulator {
     }
 
     var isEmpty: Bool { records.count == 0 }
-    var gramCount: Int { records.count }
 
     func gram(_ g: Int) -> UInt64 { records[g].gram }
     func count(_ g: Int) -> Int32 { records[g].count }

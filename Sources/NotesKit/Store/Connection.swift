@@ -2,9 +2,20 @@ import CSQLite
 
 /// One SQLite connection with a cache of prepared statements.
 ///
-/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock. This is the only
-/// type that calls SQLite's C API; everything above speaks SQL through it.
-final class Connection {
+/// Not thread-safe by itself: it is opened with `SQLITE_OPEN_NOMUTEX` and its statement cache is
+/// plain Swift state. This is the only type that calls SQLite's C API; everything above speaks SQL
+/// through it.
+///
+/// Why `@unchecked Sendable` is safe: a connection is only ever used by one thread at a time. A
+/// ``Store``'s connection lives inside the store's `Mutex<Connection?>` and is handed only to the
+/// non-escaping bodies of `Store.read`/`Store.write`, which run under that lock; the other
+/// connections (a selection's second half, `BackgroundRead`) are made, used and closed by one
+/// thread. What the compiler cannot see is that those bodies never keep the connection (or a
+/// `Statement` of it) past their return; the conformance is what lets it check everything around
+/// the lock (`Store` itself and the layouts, selections and threads built on it are checked
+/// `Sendable`). Exercised from many threads at once by `ConcurrencyTests` (Swift) and
+/// `test_threads.py`.
+final class Connection: @unchecked Sendable {
     let db: OpaquePointer
     private var statements: [String: Statement] = [:]
     /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.

@@ -28,8 +28,6 @@ enum Feed {
         return Int64(o * 3 + e)
     }
 
-    static func isDelete(_ kind: Int64) -> Bool { kind >= 6 }
-
     /// The seq of the newest change, 0 for a store without any. O(log n).
     static func lastSeq(_ db: Connection) throws -> Int64 {
         try Store.scalar(db, "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)")

@@ -1,4 +1,3 @@
-import CSQLite
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +9,7 @@ import Glibc
 // while the caller reads the first.
 
 /// The records a `select` reads: a table, its filter, its order and how a row becomes columns.
-public final class Selection: @unchecked Sendable {
+public final class Selection: Sendable {
     let store: Store
     let table: String
     /// The output columns' SQL, then the sort key and the tie-breaker are selected after them.
@@ -21,16 +20,16 @@ public final class Selection: @unchecked Sendable {
     let binds: [Int64]
     public let ascending: Bool
     /// Checked when reading starts (e.g. the conversation exists).
-    let precheck: ((Connection) throws -> Void)?
-    let makeBatch: () -> ColumnBatch
-    let appendRow: (Statement, ColumnBatch) -> Void
+    let precheck: (@Sendable (Connection) throws -> Void)?
+    let makeBatch: @Sendable () -> ColumnBatch
+    let appendRow: @Sendable (Statement, ColumnBatch) -> Void
     /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
     /// condition narrows the rows by an index): worth trying first, checked as read.
-    var rowidOrderWorthTrying = false
+    let rowidOrderWorthTrying: Bool
 
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
-         ascending: Bool, precheck: ((Connection) throws -> Void)? = nil, makeBatch: @escaping () -> ColumnBatch,
-         appendRow: @escaping (Statement, ColumnBatch) -> Void) {
+         ascending: Bool, rowidOrderWorthTrying: Bool = false, precheck: (@Sendable (Connection) throws -> Void)? = nil,
+         makeBatch: @escaping @Sendable () -> ColumnBatch, appendRow: @escaping @Sendable (Statement, ColumnBatch) -> Void) {
         self.store = store
         self.table = table
         self.columnsSQL = columns
@@ -39,6 +38,7 @@ public final class Selection: @unchecked Sendable {
         self.conditions = conditions
         self.binds = binds
         self.ascending = ascending
+        self.rowidOrderWorthTrying = rowidOrderWorthTrying
         self.precheck = precheck
         self.makeBatch = makeBatch
         self.appendRow = appendRow
@@ -192,9 +192,9 @@ public final class Selection: @unchecked Sendable {
 
 /// Reads a selection's batches in order, each call one batch, until nil.
 ///
-/// Not thread-safe (one consumer); each chunk of the first half is one read under the store's
+/// One consumer (not `Sendable`); each chunk of the first half is one read under the store's
 /// lock, so other calls on the store run between batches.
-public final class SelectionReader: @unchecked Sendable {
+public final class SelectionReader {
     let selection: Selection
     let threads: Int
     private var started = false
@@ -318,12 +318,22 @@ final class StopFlag: Sendable {
 
 /// A read on its own read-only connection and thread (the far half of a rowid-order read, or the
 /// second half of a two-thread read); its result is taken with `wait()`.
-final class BackgroundRead: @unchecked Sendable {
+///
+/// The batches it reads are built on its thread and handed over whole: the read runs inside
+/// `state`'s lock (nobody waits on it before the thread is joined), so the compiler sees the result
+/// go from the thread into the lock and out to the one caller of `wait()`.
+final class BackgroundRead: Sendable {
     let path: String
     let read: @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?
-    private let state = Mutex<(result: Selection.RowidRun?, error: NotesError?)>((nil, nil))
+    private let state = Mutex<Outcome>(.none)
     private let stopped = StopFlag()
-    private var thread: pthread_t?
+    private let thread = Mutex<pthread_t?>(nil)
+
+    enum Outcome {
+        case none
+        case read(Selection.RowidRun?)
+        case failed(NotesError)
+    }
 
     init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
         self.path = path
@@ -336,7 +346,7 @@ final class BackgroundRead: @unchecked Sendable {
             return nil
         }, context)
         if rc == 0 {
-            self.thread = thread
+            self.thread.withLock { $0 = thread }
         } else {
             Unmanaged<BackgroundRead>.fromOpaque(context).release()
             run()  // no thread to be had: read it here
@@ -344,41 +354,43 @@ final class BackgroundRead: @unchecked Sendable {
     }
 
     private func run() {
-        do {
-            let db = try Connection(path: path, readOnly: true)
-            defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
-            let result = try read(db, stopped)
-            state.withLock { $0.result = result }
-        } catch let error as NotesError {
-            state.withLock { $0.error = error }
-        } catch {
-            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
+        state.withLock { outcome in
+            do {
+                let db = try Connection(path: path, readOnly: true)
+                defer { db.close() }
+                try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+                outcome = .read(try read(db, stopped))
+            } catch let error as NotesError {
+                outcome = .failed(error)
+            } catch {
+                outcome = .failed(NotesError(.internalError, "reading a selection failed: \(error)"))
+            }
         }
     }
 
     /// Waits for the thread; what it read (nil when it gave up), or its error.
     func wait() throws -> Selection.RowidRun? {
         join()
-        let (result, error) = state.withLock { s in
-            defer { s.result = nil }
-            return (s.result, s.error)
+        let outcome = state.withLock { outcome in
+            let taken = outcome
+            outcome = .none
+            return taken
         }
-        if let error { throw error }
-        return result
+        switch outcome {
+        case .none: return nil
+        case .read(let run): return run
+        case .failed(let error): throw error
+        }
     }
 
     func stop() {
         stopped.set()
         join()
-        state.withLock { $0.result = nil }
+        state.withLock { $0 = .none }
     }
 
     private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
     }
 }
 
@@ -390,11 +402,10 @@ extension ArticleStore {
         var conditions: [String] = [], binds: [Int64] = []
         if let since { conditions.append("created_at >= ?"); binds.append(since.milliseconds) }
         if let until { conditions.append("created_at < ?"); binds.append(until.milliseconds) }
-        let selection = Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
-                                  conditions: conditions, binds: binds, ascending: ascending, makeBatch: Self.batch,
-                                  appendRow: Self.appendRow)
-        selection.rowidOrderWorthTrying = conditions.isEmpty  // articles are mostly created in time order
-        return selection
+        // Articles are mostly created in time order: without a time window, a rowid-order scan is tried first.
+        return Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
+                         conditions: conditions, binds: binds, ascending: ascending, rowidOrderWorthTrying: conditions.isEmpty,
+                         makeBatch: Self.batch, appendRow: Self.appendRow)
     }
 
     /// The columns of article batches, named as the record's fields.
@@ -425,14 +436,14 @@ extension MessageStore {
         if let since { conditions.append("sent_at >= ?"); binds.append(since.milliseconds) }
         if let until { conditions.append("sent_at < ?"); binds.append(until.milliseconds) }
         if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
-        let check: ((Connection) throws -> Void)? = conversation.map { id in { db in _ = try ConversationStore.require(db, id) } }
-        let selection = Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
-                                  conditions: conditions, binds: binds, ascending: ascending, precheck: check,
-                                  makeBatch: Self.batch, appendRow: Self.appendRow)
+        var check: (@Sendable (Connection) throws -> Void)?
+        if let conversation { check = { db in _ = try ConversationStore.require(db, conversation) } }
         // Messages are mostly written in time order: over all conversations, without a time
         // window, a plain rowid-order scan is tried first (and checked as read).
-        selection.rowidOrderWorthTrying = conversation == nil && since == nil && until == nil
-        return selection
+        return Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
+                         conditions: conditions, binds: binds, ascending: ascending,
+                         rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check,
+                         makeBatch: Self.batch, appendRow: Self.appendRow)
     }
 
     /// The columns of message batches, named as the record's fields.

@@ -66,35 +66,6 @@ extension JSONValue {
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
-
-    /// Parses a document that must be an array, handing each element to `body` as soon as it is
-    /// read, so that a large array is never held whole. `body` gets the element's index.
-    /// A syntax error, or a document that is not an array, throws `JSONSyntaxError`; an error
-    /// thrown by `body` stops the parse and is rethrown.
-    public static func forEachElement(ofArray bytes: UnsafeBufferPointer<UInt8>,
-                                      _ body: (Int, JSONValue) throws -> Void) throws {
-        var parser = JSONParser(bytes)
-        parser.skipSpace()
-        guard parser.i < bytes.count, bytes[parser.i] == 91 else { throw parser.fail("expected a JSON array") }
-        parser.i += 1
-        parser.skipSpace()
-        var index = 0
-        if parser.i < bytes.count, bytes[parser.i] == 93 {
-            parser.i += 1
-        } else {
-            while true {
-                try body(index, try parser.parseValue())
-                index += 1
-                parser.skipSpace()
-                guard parser.i < bytes.count else { throw parser.fail("unexpected end of JSON") }
-                if bytes[parser.i] == 44 { parser.i += 1; continue }
-                if bytes[parser.i] == 93 { parser.i += 1; break }
-                throw parser.fail("expected ',' or ']' in JSON array")
-            }
-        }
-        parser.skipSpace()
-        guard parser.i == bytes.count else { throw parser.fail("unexpected text after the JSON value") }
-    }
 }
 
 struct JSONParser {
