@@ -83,26 +83,21 @@ public func nk_layout_article_height(_ handle: OpaquePointer?, _ id: Int64, _ ou
 @_cdecl("nk_layout_article_heights")
 public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        let heights = try layout(handle).articleHeights(try ids(idsJSON, "ids_json"))
-        w.bytes.reserveCapacity(heights.count * 6 + 2)
-        w.list(heights) { $0.number($1) }
+        w.list(try layout(handle).articleHeights(try ids(idsJSON, "ids_json")), bytesEach: 6) { $0.number($1) }
     }
 }
 
 @_cdecl("nk_layout_bubble")
 public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        let bubble = try layout(handle).bubble(messageID)
-        w.bubble(bubble)
+        w.bubble(try layout(handle).bubble(messageID))
     }
 }
 
 @_cdecl("nk_layout_bubbles")
 public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        let bubbles = try layout(handle).bubbles(try ids(idsJSON, "ids_json"))
-        w.bytes.reserveCapacity(bubbles.count * 110 + 2)
-        w.list(bubbles) { $0.bubble($1) }
+        w.list(try layout(handle).bubbles(try ids(idsJSON, "ids_json")), bytesEach: 110) { $0.bubble($1) }
     }
 }
 

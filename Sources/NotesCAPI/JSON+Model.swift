@@ -21,7 +21,9 @@ extension JSONWriter {
         if let v { int(v) } else { null() }
     }
 
-    mutating func list<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
+    /// A JSON array of `items`; `bytesEach`: room reserved for about that many bytes an item.
+    mutating func list<T>(_ items: [T], bytesEach: Int = 0, _ write: (inout JSONWriter, T) -> Void) {
+        if bytesEach > 0 { bytes.reserveCapacity(bytes.count + items.count * bytesEach + 2) }
         raw("[")
         for (n, item) in items.enumerated() {
             if n > 0 { raw(",") }
