@@ -140,6 +140,7 @@ struct ChatTarget {
     /// The conversation's uid, given the file's first message (time, whether mine, text).
     mutating func uid(first: (sentAt: Timestamp, fromMe: Bool, content: String), at location: SourceLocation) throws -> String {
         if let resolved { return resolved }
+        try importer.flush()  // the messages read so far are in the store
         let writer = importer.writer
         if searchByMessage, let id = try writer.conversationHolding(second: first.sentAt, fromMe: first.fromMe, content: first.content) {
             resolved = try writer.conversation(id).uid

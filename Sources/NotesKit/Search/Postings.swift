@@ -207,6 +207,13 @@ struct PostingAccumulator {
         arena.free()
     }
 
+    /// Forgets every posting, keeping the memory for the next ones.
+    mutating func clear() {
+        slots.update(repeating: 0, count: slotCount * 2)
+        records.removeAll()
+        arena.removeAll()
+    }
+
     var isEmpty: Bool { records.count == 0 }
 
     func gram(_ g: Int) -> UInt64 { records[g].gram }

@@ -84,51 +84,17 @@ public struct ArticleStore: Sendable {
                 if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
                 if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }
             }
-            let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
-            func insertOne(_ index: Int) throws {
-                let a = prepared[index]
-                insert.reset()
-                insert.bind(1, uid: a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
-                do {
-                    try insert.run()
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "an article with uid \(a.uid) already exists"
-                    error.code = "uid_exists"
-                    throw error
+            let ids = try Self.insertRows(tx, prepared)
+            for index in prepared.indices {
+                guard let id = ids[index] else {
+                    throw NotesError(.conflict, "an article with uid \(prepared[index].uid) already exists", field: "uid",
+                                     line: records.count > 1 ? index : nil, code: "uid_exists")
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
+                prepared[index].id = id
             }
-            // In bulk, rowsPerInsert rows per statement, as MessageStore.insertMany does (AUTOINCREMENT
-            // under the write lock numbers a statement's rows consecutively).
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
-            for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
-                for k in 0..<per {
-                    let a = prepared[start + k], p = Int32(5 * k)
-                    many.bind(p + 1, uid: a.uid).bind(p + 2, a.title).bind(p + 3, a.content).bind(p + 4, a.createdAt.milliseconds)
-                        .bind(p + 5, a.updatedAt.milliseconds)
-                }
-                do {
-                    try many.run()
-                } catch let error as NotesError where error.kind == .conflict {
-                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
-                    throw error
-                }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
-            }
-            for index in whole..<prepared.count { try insertOne(index) }
-            try tx.recordCreated("article", ids: prepared.map(\.id), uids: prepared.map(\.uid), revision: 1)
-            for article in prepared { try tx.indexLater(article: article) }
             return prepared
         }
     }
-
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, 1)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Changes the title and/or content of article `id`, raising its revision by one.
     ///
@@ -181,20 +147,24 @@ public struct ArticleStore: Sendable {
     // change feed (and anything else that follows articles) sees each one, from every caller:
     // the editor, bulk create, saved drafts and imports.
 
-    /// Inserts `article` with its uid, times and revision as given, and records the creation.
-    /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
-    static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
-        let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
-            .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
-        try insert.run()
-        guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
-        try tx.record("article", .create, id: id, uid: article.uid, revision: article.revision)
-        var indexed = article
-        indexed.id = id
-        try tx.indexLater(article: indexed)
-        return id
+    /// Inserts `articles` with their uids, times and revisions as given, records their creation
+    /// and hands them to the search index (see ``WriteContext/insertRows``). Returns each new id,
+    /// or nil (writing nothing for it) when an article already has that uid. O(k log n).
+    static func insertRows(_ tx: WriteContext, _ articles: [Article]) throws -> [Int64?] {
+        let ids = try tx.insertRows(count: articles.count, into: "articles",
+                                    columns: ["uid", "title", "content", "created_at", "updated_at", "revision"], bind: { stmt, p, k in
+            let a = articles[k]
+            stmt.bind(p, uid: a.uid).bind(p + 1, a.title).bind(p + 2, a.content).bind(p + 3, a.createdAt.milliseconds)
+                .bind(p + 4, a.updatedAt.milliseconds).bind(p + 5, a.revision)
+        }, uid: { articles[$0].uid })
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            try tx.record("article", .create, id: id, uid: articles[k].uid, revision: articles[k].revision)
+            var indexed = articles[k]
+            indexed.id = id
+            try tx.indexLater(article: indexed)
+        }
+        return ids
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.

@@ -6,7 +6,7 @@ import CSQLite
 /// plain Swift state. This is the only type that calls SQLite's C API; everything above speaks SQL
 /// through it.
 ///
-/// Why `@unchecked Sendable` is safe: a connection is only ever used by one thread at a time. A
+/// Why the unchecked `Sendable` is safe: a connection is only ever used by one thread at a time. A
 /// ``Store``'s connection lives inside the store's `Mutex<Connection?>` and is handed only to the
 /// non-escaping bodies of `Store.read`/`Store.write`, which run under that lock; the other
 /// connections (a selection's second half, `BackgroundRead`) are made, used and closed by one

@@ -89,7 +89,7 @@ extension ArticleStore {
             } else {
                 var saved = Article(id: 0, uid: draft.uid, title: draft.title, content: draft.content,
                                     createdAt: tx.now, updatedAt: tx.now, revision: 1)
-                guard let id = try Self.insert(tx, saved) else {
+                guard let id = try Self.insertRows(tx, [saved])[0] else {
                     throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept",
                                      field: "uid", code: "uid_exists")
                 }

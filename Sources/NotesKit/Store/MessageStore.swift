@@ -129,54 +129,19 @@ public struct MessageStore: Sendable {
             guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
             let lastActivity = activity.int64(0)
 
-            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)")
-            func insertOne(_ index: Int) throws {
-                let m = prepared[index]
-                insert.reset()
-                insert.bind(1, uid: m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
-                    .bind(6, m.sender)
-                do {
-                    try insert.run()
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "a message with uid \(m.uid) already exists"
-                    throw error
+            let ids = try Self.insertRows(tx, prepared)
+            for index in prepared.indices {
+                guard let id = ids[index] else {
+                    throw NotesError(.conflict, "a message with uid \(prepared[index].uid) already exists", field: "uid",
+                                     line: records.count > 1 ? index : nil)
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
+                prepared[index].id = id
             }
-            // In bulk, rowsPerInsert rows per statement: SQLite's work per statement (AUTOINCREMENT's
-            // bookkeeping included) is then paid once per chunk. AUTOINCREMENT under the write lock
-            // numbers a statement's rows consecutively.
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
-            for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
-                for k in 0..<per {
-                    let m = prepared[start + k], p = Int32(6 * k)
-                    many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
-                        .bind(p + 6, m.sender)
-                }
-                do {
-                    try many.run()
-                } catch let error as NotesError where error.kind == .conflict {
-                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
-                    throw error
-                }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
-            }
-            for index in whole..<prepared.count { try insertOne(index) }
-            try tx.recordCreated("message", ids: prepared.map(\.id), uids: prepared.map(\.uid))
-            try tx.indexLater(messages: prepared)
             // Imported older messages leave the conversation where it is in the list.
             if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
         }
     }
-
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {
@@ -193,25 +158,30 @@ public struct MessageStore: Sendable {
         }
     }
 
-    // MARK: - Rows written by imports
-    //
-    // An import writes messages one at a time through these (bulk sends go through insertMany's
-    // multi-row statements); the caller moves the conversations' last activity once at the end.
+    // MARK: - Rows written
 
-    /// Inserts `message` with its uid, conversation and time as given, and records the creation.
-    /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
-    static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
-            .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
-        try stmt.run()
-        guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
-        try tx.record("message", .create, id: id, uid: message.uid, revision: nil)
-        var indexed = message
-        indexed.id = id
-        try tx.indexLater(messages: [indexed])
-        return id
+    /// Inserts `messages` (each with its `conversationId`) with their uids and times as given,
+    /// records their creation and hands them to the search index (see ``WriteContext/insertRows``);
+    /// the caller moves the conversations' last activity. Returns each new id, or nil (writing
+    /// nothing for it) when a message already has that uid. O(k log n).
+    static func insertRows(_ tx: WriteContext, _ messages: [Message]) throws -> [Int64?] {
+        let ids = try tx.insertRows(count: messages.count, into: "messages",
+                                    columns: ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"], bind: { stmt, p, k in
+            let m = messages[k]
+            stmt.bind(p, uid: m.uid).bind(p + 1, m.conversationId).bind(p + 2, m.content).bind(p + 3, m.fromMe ? 1 : 0)
+                .bind(p + 4, m.sentAt.milliseconds).bind(p + 5, m.sender)
+        }, uid: { messages[$0].uid })
+        var created: [Message] = []
+        created.reserveCapacity(messages.count)
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            try tx.record("message", .create, id: id, uid: messages[k].uid, revision: nil)
+            var message = messages[k]
+            message.id = id
+            created.append(message)
+        }
+        try tx.indexLater(messages: created)
+        return ids
     }
 
     /// The message with `uid` (lower-case), or nil. O(log n).

@@ -112,7 +112,8 @@ final class ImportWriter {
     /// The time of the import, for records without one.
     var now: Timestamp { tx.now }
 
-    /// Creates `article` (uid, times and revision as given) or applies `policy` to the stored one.
+    /// Creates each article (uid, times and revision as given) through the one bulk insert path,
+    /// or applies `policy` to the stored one; returns each one's outcome.
     /// Storing what is already there changes nothing and counts as skipped; fields the file left
     /// out (`given`) are the stored record's (an update time left out of a changed text is now).
     ///
@@ -123,8 +124,15 @@ final class ImportWriter {
     /// A revision never moves back: a revision number names one text of an article (a draft's
     /// base revision and cached row heights rely on it). A replaced article takes the file's
     /// revision when it is higher than the stored one, else the stored one plus one. O(log n).
-    func put(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
-        if try ArticleStore.insert(tx, article) != nil { return .created }
+    func put(articles batch: [(article: Article, given: Given, modifiedAt: Timestamp?)], policy: ConflictPolicy) throws -> [ImportOutcome] {
+        let ids = try ArticleStore.insertRows(tx, batch.map(\.article))
+        return try batch.indices.map { k in
+            ids[k] != nil ? .created : try resolve(article: batch[k].article, given: batch[k].given, modifiedAt: batch[k].modifiedAt, policy: policy)
+        }
+    }
+
+    /// What `policy` does with `article`, whose uid is stored already (see ``put(articles:policy:)``).
+    private func resolve(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
         guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
             throw NotesError(.internalError, "article \(article.uid) is neither new nor stored")
         }
@@ -234,18 +242,22 @@ final class ImportWriter {
         conversationIds[uid] = id
     }
 
-    /// Creates `message` (its `conversationId` set), or keeps the stored message with its uid
-    /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
-    /// O(log n).
-    func put(message: Message) throws -> ImportOutcome {
-        guard try MessageStore.insert(tx, message) != nil else {
-            var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
-            stored?.id = 0
-            return .skipped(stored == message ? .unchanged : .messageStored)
+    /// Creates each message (its `conversationId` set) through the one bulk insert path, or keeps
+    /// the stored message with its uid whatever the policy: messages are immutable (nothing edits
+    /// one; cached bubbles rely on it). Returns each one's outcome. O(k log n).
+    func put(messages: [Message]) throws -> [ImportOutcome] {
+        let ids = try MessageStore.insertRows(tx, messages)
+        return try messages.indices.map { k in
+            let message = messages[k]
+            guard ids[k] != nil else {
+                var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
+                stored?.id = 0
+                return .skipped(stored == message ? .unchanged : .messageStored)
+            }
+            newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+            if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
+            return .created
         }
-        newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
-        if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
-        return .created
     }
 
     /// The conversation holding a message of `second`, sender and text like a transcript's, if

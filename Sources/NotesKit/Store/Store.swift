@@ -269,6 +269,8 @@ final class WriteContext {
     /// New records' texts to index in one batch before the transaction commits (see
     /// `WriteContext+Search.swift`).
     var pendingSearch = PendingSearch()
+    /// The postings of the transaction's new records, built on the side (by search index kind).
+    var gramPipelines: [Int64: GramPipeline] = [:]
 
     init(connection: Connection) { self.connection = connection }
 
