@@ -332,6 +332,34 @@ struct ReaderTests {
         #expect(try store.lastChangeSeq() == 0)
     }
 
+    @Test("combining marks, backslashes and header look-alikes at line starts survive a transcript")
+    func transcriptRoundTrip() throws {
+        let source = try Store.memory()
+        let chat = try source.conversations.create(title: "c")
+        let texts = ["\u{301}x", "a\n\\\u{301}b", "a\n\u{301}[2024-01-01 00:00:00] Me: b", "a\r\nb\n\u{308}", "x\n[2024-01-01 00:00:00] Carol: y"]
+        _ = try source.messages.insertMany(texts.enumerated().map { i, text in
+            NewMessage(content: text, fromMe: i % 2 == 0, sentAt: Timestamp(milliseconds: 1_704_067_200_000 + Int64(i) * 1_000))
+        }, in: chat.id)
+        let path = try temporaryFolder() + "/c.txt"
+        _ = try source.export(to: path)
+        let target = try Store.memory()
+        #expect(try target.import(from: path).created == texts.count + 1)
+        let copied = try #require(try target.conversations.list().items.first)
+        #expect(try target.messages.history(of: copied.id).items.map(\.content) == texts)
+    }
+
+    @Test("with on_error skip, the good records go in and every bad line is reported where it is")
+    func skipErrors() throws {
+        let path = try file("mixed.jsonl", [article(uid: uid1), "not json", article(uid: uid2, ["title": "\"\""]), article(uid: uid1),
+                                             article(uid: nil, ["title": "\"no uid\""]), ""].joined(separator: "\n"))
+        let store = try Store.memory()
+        let report = try store.import(from: path, options: ImportOptions(onError: .skip))
+        #expect(report.created == 2 && report.updated == 0 && report.skipped == 0)
+        #expect(report.errors.map(\.line) == [2, 3, 4] && report.errors.map(\.field) == [nil, "title", "uid"])
+        #expect(report.errors.allSatisfy { $0.kind == .format && $0.file == path })
+        #expect(try store.articles.list().items.map(\.title).sorted() == ["no uid", "t"])
+    }
+
     @Test("transcript message lines: who, when, and what does not start a message")
     func transcriptHeaders() throws {
         let me = try #require(TranscriptLines.header("[2024-01-02 03:04:05] Me: a: b"))

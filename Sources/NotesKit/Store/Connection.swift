@@ -267,8 +267,8 @@ final class Statement {
             for i in 0..<16 {
                 if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
                 let byte = bytes.load(fromByteOffset: i, as: UInt8.self)
-                out[at] = hexDigits[Int(byte >> 4)]
-                out[at + 1] = hexDigits[Int(byte & 0x0F)]
+                out[at] = hexDigit(byte >> 4)
+                out[at + 1] = hexDigit(byte & 0x0F)
                 at += 2
             }
             return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
@@ -339,4 +339,7 @@ final class Statement {
     }
 }
 
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+/// The lower-case hex digit of `nibble` (0...15), as ASCII (arithmetic, not a global table: a
+/// table is a lazily made global, checked on every use of a million-row scan).
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }

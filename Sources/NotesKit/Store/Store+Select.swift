@@ -575,12 +575,15 @@ public struct RawRow {
 }
 
 extension ArticleStore {
+    /// One article by id (a constant: the statement cache is keyed by the SQL text).
+    static let rowSQL = "SELECT \(columns) FROM articles WHERE id = ?"
+
     /// The article with `id` handed to `body` in place (columns in ``columns`` order: id, uid,
     /// title, content, created_at, updated_at, revision); `.notFound` if there is none. For
     /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE id = ?")
+            let stmt = try db.prepare(Self.rowSQL)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("article", id) }
             return try body(RawRow(stmt: stmt))
@@ -589,11 +592,14 @@ extension ArticleStore {
 }
 
 extension MessageStore {
+    /// One message by id.
+    static let rowSQL = "SELECT \(columns) FROM messages WHERE id = ?"
+
     /// The message with `id` handed to `body` in place (columns: id, uid, conversation_id,
     /// content, from_me, sent_at, sender); `.notFound` if there is none.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            let stmt = try db.prepare(Self.rowSQL)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("message", id) }
             return try body(RawRow(stmt: stmt))

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
-from ._convert import article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time
+from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time,
+                       page)
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
 from .selection import NO_TIME, Selection, order_code
@@ -87,7 +88,7 @@ class Articles:
         """
         columns, _, cursor = call_page(_ffi.nk_article_list, self._store.handle, _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(after, "after"))
-        return Page(articles(columns), cursor, cursor is not None)
+        return page(articles(columns), cursor)
 
     def select(self, since: Optional[datetime] = None, until: Optional[datetime] = None,
                order: str = "desc") -> Selection[Article]:
@@ -138,7 +139,7 @@ class Articles:
         columns, n, cursor = call_page(_ffi.nk_article_search, self._store.handle, _ffi.text(query, "query"),
                                        _ffi.text(field, "field"), int(case_sensitive), _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(after, "after"))
-        return Page(article_hits(columns, n), cursor, cursor is not None)
+        return page(article_hits(columns, n), cursor)
 
     def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
                     batch_size: int = 200) -> Iterator[SearchHit]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 from . import _columns, _ffi
 from ._arrow import call_page
 from ._convert import (Columns, call_row, conversation_from_row, conversations, format_time, message_from_row, message_hits,
-                       messages, ms_from_time)
+                       messages, ms_from_time, page)
 from .errors import InvalidArgumentError, NotFoundError
 from .models import Conversation, Message, MessageHit, Page, walk
 from .selection import NO_TIME, Selection, order_code
@@ -53,7 +53,7 @@ class Conversations:
         """
         columns, _, cursor = call_page(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(after, "after"))
-        return Page(conversations(columns, self._store), cursor, cursor is not None)
+        return page(conversations(columns, self._store), cursor)
 
     def select(self) -> Selection[Conversation]:
         """Every conversation, most recent activity first, as a lazy :class:`Selection` (see
@@ -134,7 +134,7 @@ class Messages:
         columns, _, cursor = call_page(_ffi.nk_conversation_history, self._store.handle,
                                        _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(before, "before"))
-        return Page(messages(columns), cursor, cursor is not None)
+        return page(messages(columns), cursor)
 
     def get(self, id: int) -> Message:
         """The message with ``id``; :class:`NotFoundError` if there is none."""
@@ -180,7 +180,7 @@ class Messages:
             raise NotFoundError(f"conversation {cid} does not exist")
         columns, n, cursor = call_page(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
                                        flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
-        return Page(message_hits(columns, n), cursor, cursor is not None)
+        return page(message_hits(columns, n), cursor)
 
     def select(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
                until: Optional[datetime] = None, from_me: Optional[bool] = None, order: str = "asc") -> Selection[Message]:
