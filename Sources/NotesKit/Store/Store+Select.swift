@@ -542,10 +542,11 @@ extension MessageStore {
         let kind = Self.historyKind(conversationId)
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            _ = try ConversationStore.require(db, conversationId)
             let batch = Self.batch()
             let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
                                      bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
+            // A page with messages shows the conversation exists; only an empty one needs the check.
+            if batch.count == 0 { _ = try ConversationStore.require(db, conversationId) }
             batch.reverse()
             return (batch, last.map { store.cursors.encode(kind: kind, $0) })
         }

@@ -118,3 +118,15 @@ def test_pages_are_ordinary_pages(store):
     last = store.articles.list(limit=2, after=page.next_cursor)
     assert last == nk.Page(last.items, None, False) and not last.has_more
     assert repr(last).startswith("Page(items=[Article(")
+
+
+def test_history_of_a_missing_conversation_is_not_found_and_of_an_empty_one_is_an_empty_page(store):
+    empty = store.conversations.create("nobody wrote")
+    page = store.messages.history(empty.id)
+    assert page.items == [] and page.next_cursor is None and not page.has_more
+    gone = store.conversations.create("deleted")
+    gone.send("hello")
+    gone.delete()
+    for missing in (gone.id, 10_000):
+        with pytest.raises(nk.NotFoundError):
+            store.messages.history(missing)
