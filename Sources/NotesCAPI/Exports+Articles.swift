@@ -33,18 +33,11 @@ public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
 }
 
 @_cdecl("nk_article_list")
-public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
-                            _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ since: Int64, _ until: Int64,
+                            _ order: Int32, _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
     callPage(outArray, outSchema, outCursor) {
-        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"))
-    }
-}
-
-@_cdecl("nk_article_count")
-public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try store(handle).articles.count())
+        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"), range: try range(since, until),
+                                             ascending: try ascending(order, default: false))
     }
 }
 

@@ -38,9 +38,11 @@ public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int
 
 @_cdecl("nk_conversation_history")
 public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
-                                    _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+                                    _ since: Int64, _ until: Int64, _ outArray: OutArray?, _ outSchema: OutSchema?,
+                                    _ outCursor: OutCursor?) -> Int32 {
     callPage(outArray, outSchema, outCursor) {
-        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
+        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"),
+                                                range: try range(since, until))
     }
 }
 

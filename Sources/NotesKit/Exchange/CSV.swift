@@ -20,6 +20,8 @@ enum CSVFormat {
     static let articlesFile = "articles.csv"
     static let conversationsFile = "conversations.csv"
     static let messagesFile = "messages.csv"
+    /// What `ExportOptions.excel` puts first: UTF-8's byte order mark, U+FEFF.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// The tables a CSV file can hold.
     enum Table: String {
@@ -48,8 +50,9 @@ enum CSVFormat {
         let isFile = ExchangeFormat.fromExtension(path) == .csv && !(fileKind(path)?.isDirectory ?? false)
         if isFile {
             let file = try OutputFile.replacing(path, mode: options.fileMode)
+            if options.excel { try file.write(byteOrderMark) }
             var report = ExportReport()
-            try store.exportSnapshot { reader in
+            try store.exportSnapshot(range: options.range) { reader in
                 switch options.table {
                 case "messages": try writeMessages(reader, to: file, &report)
                 case "conversations": try writeConversations(reader, to: file, &report)
@@ -62,9 +65,10 @@ enum CSVFormat {
         }
         let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             for (name, write) in [(articlesFile, writeArticles), (conversationsFile, writeConversations), (messagesFile, writeMessages)] {
                 guard let file = try folder.create(name) else { throw NotesError(.internalError, "\(name) exists in a new folder") }
+                if options.excel { try file.write(byteOrderMark) }
                 try write(reader, file, &report)
                 try file.commit()
                 report.files += 1

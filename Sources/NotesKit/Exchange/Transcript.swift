@@ -16,7 +16,7 @@ enum Transcript {
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
         let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             let conversation: Conversation
             if let id = options.conversation {
                 conversation = try reader.conversation(id)

@@ -6,6 +6,7 @@ from ctypes import byref, c_void_p
 
 import pytest
 
+from noteskit.selection import NO_TIME
 import noteskit as nk
 from conftest import last_error, page_out
 from noteskit import _ffi
@@ -186,7 +187,7 @@ def test_invalid_utf8_through_the_abi_is_an_invalid_argument_and_writes_nothing(
         lambda: _ffi.nk_message_receive(h, conv.id, b"fine", bad, byref(out)),
         lambda: _ffi.nk_conversation_create(h, bad, byref(out)),
         lambda: _ffi.nk_conversation_rename(h, conv.id, bad, byref(out)),
-        lambda: _ffi.nk_conversation_history(h, conv.id, 50, bad, *page_out()),
+        lambda: _ffi.nk_conversation_history(h, conv.id, 50, bad, NO_TIME, NO_TIME, *page_out()),
         lambda: _ffi.nk_conversation_list(h, 20, bad, *page_out()),
         lambda: _ffi.nk_message_insert_many(h, conv.id, byref(records(bad)), 0, byref(out)),
     ]
@@ -210,8 +211,8 @@ def test_null_arguments_through_the_abi_are_invalid_arguments_and_write_nothing(
     assert _ffi.nk_conversation_create(h, None, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_conversation_create(h, b"t", None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_conversation_rename(h, conv.id, None, byref(out)) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_conversation_history(h, conv.id, 50, None, None, None, None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_conversation_history(h, conv.id, 50, None, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_conversation_history(h, conv.id, 50, None, NO_TIME, NO_TIME, None, None, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_conversation_history(h, conv.id, 50, None, NO_TIME, NO_TIME, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_message_send(None, conv.id, b"hi", byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_message_get(h, 1, None) == NK_E_INVALID_ARGUMENT
     assert out.value is None
@@ -222,6 +223,6 @@ def test_a_history_limit_out_of_range_through_the_abi_is_a_validation_error(chat
     store, conv, unchanged = chat
     out = c_void_p()
     for limit in (0, -5, 1001, 2 ** 62):
-        assert _ffi.nk_conversation_history(store.handle, conv.id, limit, None, *page_out()) == NK_E_VALIDATION
+        assert _ffi.nk_conversation_history(store.handle, conv.id, limit, None, NO_TIME, NO_TIME, *page_out()) == NK_E_VALIDATION
         assert last_error()["field"] == "limit"
     unchanged()
