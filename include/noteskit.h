@@ -6,9 +6,13 @@
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
  *    {"code": int, "kind": str, "error_code": str, "message": str, "messages"?: {language: str},
- *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}. "error_code" is a stable
- *    machine-readable name ("title_empty", "revision_conflict", ...); "messages" the apps' own
- *    wording by BCP 47 language ("zh-Hans"), where they had one; "message" is English.
+ *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int, "options"?: [option]}.
+ *    "error_code" is a stable machine-readable name ("title_empty", "revision_conflict", ...);
+ *    "messages" the apps' own wording by BCP 47 language ("zh-Hans"), where they had one;
+ *    "message" is English, in the core's (Swift's) words. Each option it names (an argument of the
+ *    call, as the Swift API spells it) is {"text": as it stands in "message" ("`readOnly: true`",
+ *    "`format: .markdown`", "`format:`"), "name": "readOnly", "value"?: str or bool}: a binding
+ *    replaces "text" with its own spelling (Python: read_only=True, format="markdown").
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
@@ -540,6 +544,11 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
  * "top_offset" (the panel's top relative to the screen's bottom: -50 hidden, -155 shown),
  * "drag_start_offset", "revealed", "keyboard_shown", "keyboard_height", "mask_count"}. */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
+
+/* The interaction models' numbers, as the two calls above use them. *out_json (owned):
+ * {"keyboard": {"editor_gap_above_keyboard": 5, "editor_resting_inset": 46, "max_keyboard_height"},
+ *  "search_panel": {"height": 105, "strip": 50, "snap_threshold": 91, "max_distance"}}. */
+int32_t nk_interaction_constants(char **out_json);
 
 /* ---- Import and export ------------------------------------------------------------------------ */
 /* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,

@@ -176,11 +176,17 @@ struct Batch {
         NotesError(.validation, "record \(first + row): \(field) \(message)", field: field, line: first + row)
     }
 
+    /// The value of a required field, read by `read`: a null is refused.
+    @inline(__always)
+    private func required<T>(_ field: Int, _ row: Int, _ read: (ArrowColumn) throws -> T?) throws -> T {
+        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
+        guard let value = try read(column) else { throw fail(column.name, row, "is missing (null)") }
+        return value
+    }
+
     /// The text of a required text field.
     func text(_ field: Int, _ row: Int) throws -> String {
-        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
-        guard let value = try column.text(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
-        return value
+        try required(field, row) { try $0.text(row, record: first + row) }
     }
 
     func optionalText(_ field: Int, _ row: Int) throws -> String? {
@@ -188,9 +194,7 @@ struct Batch {
     }
 
     func flag(_ field: Int, _ row: Int) throws -> Bool {
-        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
-        guard let value = try column.flag(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
-        return value
+        try required(field, row) { try $0.flag(row, record: first + row) }
     }
 
     func integer(_ field: Int, _ row: Int) throws -> Int64 {

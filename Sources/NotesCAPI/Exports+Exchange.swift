@@ -22,12 +22,8 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
                                     range: try range(try given.optionalInt("since") ?? NK_NO_TIME, try given.optionalInt("until") ?? NK_NO_TIME),
                                     excel: try given.optionalBool("excel") ?? false)
         let report = try store.export(to: path, format: format, options: options)
-        w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
-        w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
-        w.raw(","); w.key("conversations"); w.int(Int64(report.conversations))
-        w.raw(","); w.key("messages"); w.int(Int64(report.messages))
-        w.raw(","); w.key("files"); w.int(Int64(report.files))
-        w.raw("}")
+        w.object(["articles": .int(report.articles), "drafts": .int(report.drafts), "conversations": .int(report.conversations),
+                  "messages": .int(report.messages), "files": .int(report.files)])
     }
 }
 
@@ -142,6 +138,19 @@ extension JSONWriter {
         if let field = error.field { raw(","); key("field"); string(NotesError.shown(field)) }
         if let line = error.line { raw(","); key("line"); int(Int64(line)) }
         if let file = error.file { raw(","); key("file"); string(NotesError.shown(file, limit: limit)) }
+        if !error.options.isEmpty {
+            raw(","); key("options")
+            list(error.options) { w, option in
+                w.raw("{"); w.key("text"); w.string(option.text)
+                w.raw(","); w.key("name"); w.string(option.name)
+                switch option.value {
+                case nil: break
+                case let .choice(text)?, let .string(text)?: w.raw(","); w.key("value"); w.string(text)
+                case let .bool(flag)?: w.raw(","); w.key("value"); w.bool(flag)
+                }
+                w.raw("}")
+            }
+        }
         raw("}")
     }
 }

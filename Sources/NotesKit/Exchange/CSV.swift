@@ -217,7 +217,7 @@ enum CSVFormat {
         for (i, name) in mapped.enumerated() {
             guard known.contains(name) else {
                 if options.unknownColumns == .ignore { continue }
-                throw formatError(name, "unknown column \"\(name.prefix(40))\" (expected \(known.joined(separator: ", ")); pass columns={\"\(name.prefix(40))\": \"title\", ...} to map it, or unknown_columns=\"ignore\" to drop it)")
+                throw formatError(name, "unknown column \"\(name.prefix(40))\" (expected \(known.joined(separator: ", ")); map it to a field with \(option: "columns"), or drop it with \(option: "unknownColumns", choice: "ignore"))")
             }
             guard columns.index[name] == nil else { throw formatError(name, "column \"\(name)\" appears twice") }
             columns.index[name] = i
@@ -333,7 +333,7 @@ struct CSVReader {
                     let likely = CSVFormat.likelyEncoding(bytes)
                     let name = likely.prefix { $0 != " " }
                     throw formatError(i < names.count ? String(names[i].prefix(40)) : nil,
-                                      "\(column) is not valid UTF-8: the file looks like \(likely); pass encoding=\"\(name)\"")
+                                      "\(column) is not valid UTF-8: the file looks like \(likely); pass \(option: "encoding", string: String(name))")
                 }
                 return s
             }

@@ -31,11 +31,11 @@ public enum ExchangeFormat: String, Sendable, CaseIterable {
     static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool, reading: Bool = false) throws -> ExchangeFormat {
         if let given { return given }
         if isFolder {
-            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format",
+            throw NotesError(.validation, "\(path) is a folder: pass \(option: "format", choice: "markdown") or \(option: "format", choice: "csv")", field: "format",
                              code: "folder_needs_format")
         }
         guard let format = fromExtension(path) else {
-            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of \(allCases.map(\.rawValue).joined(separator: ", "))", field: "format")
+            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass \(option: "format") one of \(allCases.map(\.rawValue).joined(separator: ", "))", field: "format")
         }
         // Other apps' exports share the extensions: told apart by their first bytes.
         if reading, format == .json, try ForeignChat.looksLikeTelegram(path) { return .telegram }

@@ -64,9 +64,7 @@ enum JSONLines {
     static let types: [String: Entity] = ["article": .article, "draft": .draft, "conversation": .conversation, "message": .message]
 
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var first = true
         while let line = try file.nextLine() {
             let location = SourceLocation(file: path, line: file.lineNumber)

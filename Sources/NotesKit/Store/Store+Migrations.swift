@@ -239,7 +239,7 @@ extension Store {
             throw unknownMigration(unknown)
         }
         if applied.count < known.count {
-            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")
+            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without \(option: "readOnly", true)")
         }
     }
 

@@ -2,15 +2,13 @@
 subclass (or status), and nothing changed."""
 from __future__ import annotations
 
-import ctypes
-import json
 from ctypes import byref, c_void_p
 
 import pytest
 
 from noteskit.selection import NO_TIME
 import noteskit as nk
-from conftest import page_out
+from conftest import last_error, page_out
 from noteskit import _ffi
 
 from arrow_structs import Arrow
@@ -29,15 +27,6 @@ def records(content: bytes):
 
 
 _kept: list = []
-
-
-def last_error() -> dict:
-    pointer = _ffi.nk_last_error()
-    assert pointer
-    try:
-        return json.loads(ctypes.string_at(pointer))
-    finally:
-        _ffi.nk_free(pointer)
 
 
 @pytest.fixture
@@ -114,10 +103,9 @@ def test_an_unknown_conversation_is_not_found_and_nothing_is_written(chat):
 def test_a_deleted_conversation_object_can_no_longer_send(chat):
     store, conv, _ = chat
     conv.delete()
-    with pytest.raises(nk.NotFoundError):
-        conv.send("anyone there?")
-    with pytest.raises(nk.NotFoundError):
-        conv.history()
+    for call in (lambda: conv.send("anyone there?"), conv.history):
+        with pytest.raises(nk.NotFoundError):
+            call()
     assert store.conversations.list().items == []
 
 
@@ -181,10 +169,9 @@ def test_a_lone_surrogate_is_an_invalid_argument(chat):
 def test_a_closed_store_refuses_chat_calls(chat):
     store, conv, _ = chat
     store.close()
-    with pytest.raises(nk.ClosedError):
-        conv.send("hi")
-    with pytest.raises(nk.ClosedError):
-        store.conversations.list()
+    for call in (lambda: conv.send("hi"), store.conversations.list):
+        with pytest.raises(nk.ClosedError):
+            call()
 
 
 # ---- straight at the C ABI --------------------------------------------------------------------

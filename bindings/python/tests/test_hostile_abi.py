@@ -1,8 +1,6 @@
 """Hostile input straight at the C ABI: an error code and a message, never a crash."""
 from __future__ import annotations
 
-import ctypes
-import json
 import threading
 from ctypes import byref, c_int64, c_void_p
 
@@ -10,19 +8,10 @@ import pytest
 
 from noteskit.selection import NO_TIME
 import noteskit as nk
-from conftest import batch_out, page_out
+from conftest import batch_out, last_error, page_out
 from noteskit import _ffi
 
 NK_E_INVALID_ARGUMENT, NK_E_VALIDATION, NK_E_CLOSED = 1, 2, 11
-
-
-def last_error() -> dict:
-    pointer = _ffi.nk_last_error()
-    assert pointer
-    try:
-        return json.loads(ctypes.string_at(pointer))
-    finally:
-        _ffi.nk_free(pointer)
 
 
 @pytest.fixture

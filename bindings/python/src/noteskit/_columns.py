@@ -74,28 +74,20 @@ def _keep(holder: Any) -> int:
     return key
 
 
-def _release_schema_function(schema: Any) -> None:
-    s = schema.contents
+def _release_function(pointer: Any) -> None:
+    """The release callback of a struct we made (an ArrowSchema or an ArrowArray): its children's
+    release, then its own references dropped and its release set to NULL, as the spec asks."""
+    s = pointer.contents
     for i in range(s.n_children):
         child = s.children[i].contents
         if child.release:
             child.release(s.children[i])
     _live.pop(s.private_data or 0, None)
-    ctypes.c_void_p.from_address(ctypes.addressof(s) + ArrowSchema.release.offset).value = None
+    ctypes.c_void_p.from_address(ctypes.addressof(s) + type(s).release.offset).value = None
 
 
-def _release_array_function(array_: Any) -> None:
-    a = array_.contents
-    for i in range(a.n_children):
-        child = a.children[i].contents
-        if child.release:
-            child.release(a.children[i])
-    _live.pop(a.private_data or 0, None)
-    ctypes.c_void_p.from_address(ctypes.addressof(a) + ArrowArray.release.offset).value = None
-
-
-_release_schema = _SchemaRelease(_release_schema_function)
-_release_array = _ArrayRelease(_release_array_function)
+_release_schema = _SchemaRelease(_release_function)
+_release_array = _ArrayRelease(_release_function)
 
 
 def _move(source: int, target: ctypes.Structure, release_offset: int) -> None:

@@ -357,6 +357,8 @@ nk_rows_visible = _declare("nk_rows_visible", c_int32, c_void_p, c_double, c_dou
 nk_keyboard_apply = _declare("nk_keyboard_apply", c_int32, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 nk_search_panel_apply = _declare("nk_search_panel_apply", c_int32, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_interaction_constants(char **out_json);
+nk_interaction_constants = _declare("nk_interaction_constants", c_int32, c_void_pp)
 
 
 # ---- Import and export --------------------------------------------------------------------------

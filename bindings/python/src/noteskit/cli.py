@@ -18,6 +18,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import sys
 import unicodedata
 import warnings
@@ -26,7 +27,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Text
 
 from . import __version__
 from ._display import highlight
-from .errors import NotesError, NotFoundError, ValidationError
+from .errors import NotesError, NotFoundError
 from .models import Article, Conversation, Message, MessageHit
 from .privacy import PrivacyWarning, exposed_files, exposed_folder, file_mode
 from .store import Store, default_store_path
@@ -421,21 +422,29 @@ def _transcript_options(store: Store, args: argparse.Namespace, importing: bool)
     return {"conversation": existing_conversation(store, args.conversation).id}
 
 
-def _folder_format(path: str) -> CommandError:
-    """The library's "a folder needs a format" in command-line words."""
-    return CommandError(f"{visible(path)} is a folder: pass --format markdown or --format csv")
+# The options the library names in its messages, where this command line spells them otherwise
+# than --kebab-name VALUE.
+_FLAGS = {"columns": "--column HEADER=NAME", "unknownColumns": "--ignore-unknown-columns"}
+
+
+def command_line_option(name: str, value: Any) -> str:
+    """An option the library names, as this command line spells it: ``--format markdown``."""
+    if name in _FLAGS:
+        return _FLAGS[name]
+    flag = "--" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return flag if value is None or isinstance(value, bool) else f"{flag} {shlex.quote(value)}"
+
+
+def said(error: BaseException) -> str:
+    """An error's message in the command line's words, safe to print."""
+    return visible(error._worded(command_line_option) if isinstance(error, NotesError) else str(error))
 
 
 def cmd_export(store: Store, args: argparse.Namespace) -> None:
     """Writes the store (or one conversation as a transcript) to a file or folder."""
     conversation = _transcript_options(store, args, importing=False).get("conversation")
-    try:
-        report = store.export(args.path, args.format, table=args.table, conversation=conversation, mode=args.mode,
-                              excel=args.excel)
-    except ValidationError as e:
-        if e.code == "folder_needs_format":
-            raise _folder_format(args.path) from None
-        raise
+    report = store.export(args.path, args.format, table=args.table, conversation=conversation, mode=args.mode,
+                          excel=args.excel)
     if args.json:
         print(json.dumps(record_dict(report)))
     else:
@@ -473,22 +482,17 @@ def cmd_import(store: Store, args: argparse.Namespace) -> None:
         if len(columns or ()) != len(args.column):
             raise SystemExit("noteskit import: --column takes HEADER=NAME, e.g. --column Title=title")
         delimiter = "\t" if args.delimiter in ("\\t", "tab") else args.delimiter
-        try:
-            report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
-                                   progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
-                                   columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
-                                   date_order=args.date_order, table=args.table, **_transcript_options(store, args, importing=True))
-        except ValidationError as e:
-            if e.code == "folder_needs_format":
-                raise _folder_format(args.path) from None
-            raise
+        report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
+                               progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
+                               columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
+                               date_order=args.date_order, table=args.table, **_transcript_options(store, args, importing=True))
     for error in report.errors:
-        print(f"skipped: {visible(str(error))}", file=sys.stderr)
+        print(f"skipped: {said(error)}", file=sys.stderr)
     for link in report.skipped_links:
         print(f"skipped: {link} is a link leading outside {args.path} (not read)", file=sys.stderr)
     if args.json:
         print(json.dumps({**{k: v for k, v in record_dict(report).items() if k not in ("errors", "skips")},
-                          "errors": [str(e) for e in report.errors],
+                          "errors": [e._worded(command_line_option) for e in report.errors],
                           "skips": [record_dict(k) for k in report.skips]}, ensure_ascii=False))
     else:
         print(f"imported {args.path}: {report.created} created, {report.updated} updated, {report.skipped} skipped"
@@ -751,7 +755,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
         return 2
     except (NotesError, CommandError) as e:
-        print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
+        print(f"noteskit: error: {said(e)}", file=sys.stderr)
         return 1
     except OSError as e:
         if isinstance(e, BrokenPipeError):  # `noteskit list | head`: the reader left; not an error
