@@ -276,8 +276,11 @@ def test_the_command_line_searches_everything_with_snippets(tmp_path):
     import sys
     db = tmp_path / "n.db"
     with nk.Store.open(db) as store:
-        store.articles.create(title="Weekend", content="x" * 200 + " the weather holds " + "y" * 200)
-        store.conversations.create("Alice").send("weather looks good")
+        article = store.articles.create(title="Weekend", content="x" * 200 + " the weather holds " + "y" * 200)
+        alice = store.conversations.create("Alice")
+        # A second after the article, so that "newest first" does not depend on the clock's speed.
+        store.messages.insert_many(alice.id, [{"content": "weather looks good", "from_me": True,
+                                               "sent_at": article.created_at + timedelta(seconds=1)}])
     run = subprocess.run([sys.executable, "-m", "noteskit", "--db", str(db), "search", "weather", "--everything"],
                          capture_output=True, text=True, check=True)
     lines = run.stdout.splitlines()
