@@ -200,7 +200,8 @@ struct ReaderTests {
             let store = try Store.memory()
             let error = try #require(throws: NotesError.self) { try store.import(from: path) }
             #expect(error.kind == .format && error.line == 3 && error.field == "content")
-            #expect(error.message.contains("encoding=\"\(encoding)\"") && error.message.contains("column \"content\""), "\(error.message)")
+            #expect(error.message.contains("`encoding: \"\(encoding)\"`") && error.message.contains("column \"content\""), "\(error.message)")
+            #expect(error.options == [NotesError.Option(name: "encoding", value: .string(encoding))])
             #expect(try nothingWritten(store))
             var options = ImportOptions()
             options.encoding = encoding

@@ -8,6 +8,14 @@ struct SourceLocation {
 /// One import run, shared by every format: it takes records as a format reads them, refuses
 /// duplicates within the file, derives missing uids, applies the conflict and error policies,
 /// counts what happened and reports progress. The formats only parse.
+/// A chat message a line-by-line reader is gathering (its text may go on over the next lines).
+protocol PendingMessage {
+    /// The line it starts on.
+    var line: Int { get }
+    /// Whether its text grew past the content limit.
+    var tooLong: Bool { get }
+}
+
 final class Importer {
     let writer: ImportWriter
     let options: ImportOptions
@@ -222,6 +230,27 @@ final class Importer {
 
     /// A record-level error: with `onError = .raise` it stops the import (which then writes
     /// nothing); with `.skip` it is listed in the report and the import goes on.
+    /// Opens the import file `path`: its size is the progress total, its byte order mark skipped.
+    func open(_ path: String) throws -> InputFile {
+        let file = try InputFile(path: path)
+        try begin(total: file.size)
+        try file.skipByteOrderMark()
+        return file
+    }
+
+    /// The message a line-by-line chat reader was gathering, taken for writing with where it
+    /// starts: nil when there is none, or when it grew past the content limit (refused there).
+    func take<Message: PendingMessage>(_ pending: inout Message?, in path: String) throws -> (Message, SourceLocation)? {
+        guard let message = pending else { return nil }
+        pending = nil
+        let location = SourceLocation(file: path, line: message.line)
+        guard !message.tooLong else {
+            try fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+            return nil
+        }
+        return (message, location)
+    }
+
     func fail(_ error: NotesError, at location: SourceLocation) throws {
         let located = Importer.locate(error, at: location)
         guard options.onError == .skip else { throw located }

@@ -18,28 +18,35 @@ public struct ArticleStore: Sendable {
         }
     }
 
-    /// How many articles the store holds. O(n) over the index.
-    public func count() throws -> Int {
-        try store.read { Int(try Store.scalar($0, $0.sql.articles.count)) }
+    /// How many articles were created in `range` (all of them by default). O(log n + count)
+    /// over the index `(created_at, id)`.
+    public func count(range: TimeRange = .all) throws -> Int {
+        try select(since: range.since, until: range.until).count()
     }
 
-    /// One page of articles, newest first (`created_at`, then `id`, descending).
+    /// One page of articles, newest first (`created_at`, then `id`, descending), or oldest first
+    /// when `ascending`, created within `range`.
     ///
     /// Keyset-paged: `after` is the `nextCursor` of the previous page; a page at any depth costs
     /// what the first one costs, O(log n + limit), and rows inserted meanwhile never make a reader
-    /// see a row twice or skip one. `limit` is 1...1000.
-    public func list(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<Article> {
+    /// see a row twice or skip one. A cursor remembers its order and range: one passed with another
+    /// order or range is `.validation` on `cursor`. `limit` is 1...1000.
+    public func list(limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all,
+                     ascending: Bool = false) throws -> Page<Article> {
         try PageLimit.check(limit)
-        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        let walk = Self.walk(range: range, ascending: ascending)
+        let kind = walk.cursorKind(Self.listKind)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            page(try db.sql.articles.newestFirst.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit)
+            store.page(try walk.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit, kind: kind) {
+                .init(key: $0.createdAt.milliseconds, id: $0.id)
+            }
         }
     }
 
-    func page(_ rows: [Article], limit: Int) -> Page<Article> {
-        guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
-        let cursor = store.cursors.encode(kind: Self.listKind, .init(key: last.createdAt.milliseconds, id: last.id))
-        return Page(items: Array(rows.prefix(limit)), nextCursor: cursor)
+    /// Articles in list order (newest first unless `ascending`) within `range`, by the index `(created_at, id)`.
+    static func walk(_ select: String = "SELECT \(columns) FROM articles", range: TimeRange = .all, ascending: Bool = false) -> Keyset {
+        Keyset(select: select, key: "created_at", ascending: ascending, range: range)
     }
 
     // MARK: - Writing
@@ -69,12 +76,8 @@ public struct ArticleStore: Sendable {
                 prepared.append(Article(id: 0, uid: uid, title: record.title, content: record.content,
                                         createdAt: record.createdAt ?? Timestamp(milliseconds: 0),
                                         updatedAt: record.updatedAt ?? record.createdAt ?? Timestamp(milliseconds: 0), revision: 1))
-            } catch var error as NotesError {
-                if records.count > 1 {
-                    error.line = index
-                    error.message = "record \(index): " + error.message
-                }
-                throw error
+            } catch let error as NotesError {
+                throw error.inRecord(index, of: records.count)
             }
         }
         return try store.write { tx in

@@ -28,14 +28,10 @@ public struct ConversationStore: Sendable {
         try PageLimit.check(limit)
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
-            var rows = try db.sql.conversations.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
+            let page = store.page(try db.sql.conversations.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
                 (Self.conversation(from: stmt), stmt.int64(5))
-            }
-            guard rows.count > limit else { return Page(items: rows.map(\.0), nextCursor: nil) }
-            rows.removeLast()
-            let (last, activitySeq) = rows[rows.count - 1]
-            let next = store.cursors.encode(kind: Self.listKind, .init(key: last.lastActivityAt.milliseconds, id: activitySeq))
-            return Page(items: rows.map(\.0), nextCursor: next)
+            }, limit: limit, kind: Self.listKind) { .init(key: $0.0.lastActivityAt.milliseconds, id: $0.1) }
+            return Page(items: page.items.map(\.0), nextCursor: page.nextCursor)
         }
     }
 

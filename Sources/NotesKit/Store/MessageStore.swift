@@ -36,27 +36,31 @@ public struct MessageStore: Sendable {
     /// a chat shows them; `nextCursor` is nil once nothing earlier exists. Ordered by `sentAt`,
     /// then `id`: messages added while a reader pages back are never seen twice nor make it skip
     /// one. A page at any depth costs O(log n + limit). `limit` is 1...1000; `.notFound` for an
-    /// unknown conversation; a cursor of another conversation's history is `.validation` on
-    /// `cursor`.
-    public func history(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> Page<Message> {
+    /// unknown conversation; a cursor of another conversation's history, or of another `range`, is
+    /// `.validation` on `cursor`. With `range`, only the messages sent within it.
+    public func history(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil, range: TimeRange = .all) throws -> Page<Message> {
         try PageLimit.check(limit)
-        let kind = Self.historyKind(conversationId)
+        let walk = Self.historyWalk(conversationId, range: range)
+        let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             _ = try ConversationStore.require(db, conversationId)
-            var rows = try db.sql.messages.newestFirst.rows(db, after: position, limit: limit + 1, bind: { stmt, i in
-                stmt.bind(i, conversationId)
-                return i + 1
-            }, row: Self.message(from:))
-            var next: String?
-            if rows.count > limit {
-                rows.removeLast()
-                let oldest = rows[rows.count - 1]
-                next = store.cursors.encode(kind: kind, .init(key: oldest.sentAt.milliseconds, id: oldest.id))
+            var page = store.page(try walk.rows(db, after: position, limit: limit + 1, row: Self.message(from:)), limit: limit, kind: kind) {
+                .init(key: $0.sentAt.milliseconds, id: $0.id)
             }
-            rows.reverse()
-            return Page(items: rows, nextCursor: next)
+            page.items.reverse()
+            return page
         }
+    }
+
+    /// Every conversation's messages sent within `range`, newest first unless `ascending`, by the index `(sent_at, id)`.
+    static func walk(_ select: String = "SELECT \(columns) FROM messages", range: TimeRange = .all, ascending: Bool = false) -> Keyset {
+        Keyset(select: select, key: "sent_at", ascending: ascending, range: range)
+    }
+
+    /// One conversation's messages sent within `range`, newest first, by the index `(conversation_id, sent_at, id)`.
+    static func historyWalk(_ conversationId: Int64, _ select: String = "SELECT \(columns) FROM messages", range: TimeRange = .all) -> Keyset {
+        Keyset(select: select, key: "sent_at", filters: ["conversation_id = ?"], binds: [conversationId], range: range)
     }
 
     // MARK: - Writing
@@ -103,12 +107,8 @@ public struct MessageStore: Sendable {
                 }
                 prepared.append(Message(id: 0, uid: uid, conversationId: conversationId, content: record.content,
                                         fromMe: record.fromMe, sentAt: record.sentAt ?? Timestamp(milliseconds: 0), sender: record.sender))
-            } catch var error as NotesError {
-                if records.count > 1 {
-                    error.line = index
-                    error.message = "record \(index): " + error.message
-                }
-                throw error
+            } catch let error as NotesError {
+                throw error.inRecord(index, of: records.count)
             }
         }
         guard !records.isEmpty else {

@@ -33,8 +33,27 @@ struct Given {
 /// snapshot even while other connections write. Rows come oldest first (by id), one at a time.
 final class ExportReader {
     let db: Connection
+    /// Only articles created and messages sent within it (see ``ExportOptions/range``).
+    let range: TimeRange
 
-    init(_ db: Connection) { self.db = db }
+    init(_ db: Connection, range: TimeRange = .all) {
+        self.db = db
+        self.range = range
+    }
+
+    /// `AND`-able conditions putting `column` in ``range`` (empty without a range), and binds them.
+    private func within(_ column: String) -> String {
+        (range.since == nil ? "" : " AND \(column) >= ?") + (range.until == nil ? "" : " AND \(column) < ?")
+    }
+
+    private func bindRange(_ stmt: Statement, from first: Int32) {
+        var i = first
+        for bound in [range.since, range.until] {
+            guard let bound else { continue }
+            stmt.bind(i, bound.milliseconds)
+            i += 1
+        }
+    }
 
     /// How many conversations the store holds. O(n).
     func conversationCount() throws -> Int {
@@ -43,7 +62,8 @@ final class ExportReader {
 
     /// Every article, by id. O(n), one row in memory at a time.
     func forEachArticle(_ body: (Article) throws -> Void) throws {
-        let stmt = try db.prepare(db.sql.exchange.articles)
+        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE 1\(within("created_at")) ORDER BY id")
+        bindRange(stmt, from: 1)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
@@ -52,7 +72,11 @@ final class ExportReader {
     /// uid of the article it edits (nil for a new article's draft, or when that article was
     /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
-        let stmt = try db.prepare(db.sql.exchange.drafts)
+        guard range == .all else { return }  // a draft is an editing session, not a record of a time
+        let stmt = try db.prepare("""
+            SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
+            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
+            """)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
@@ -61,22 +85,30 @@ final class ExportReader {
 extension ExportReader {
     /// Every conversation, by id. O(n).
     func forEachConversation(_ body: (Conversation) throws -> Void) throws {
-        let stmt = try db.prepare(db.sql.exchange.conversations)
+        let filter = range == .all ? ""
+            : " WHERE EXISTS (SELECT 1 FROM messages WHERE conversation_id = conversations.id\(within("sent_at")))"
+        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations\(filter) ORDER BY id")
+        bindRange(stmt, from: 1)
         defer { stmt.reset() }
         while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
     }
 
     /// Every message, by id, with its conversation's uid and title. O(n).
     func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
-        let stmt = try db.prepare(db.sql.exchange.messages)
+        let stmt = try db.prepare("""
+            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE 1\(within("m.sent_at")) ORDER BY m.id
+            """)
+        bindRange(stmt, from: 1)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
     func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
-        let stmt = try db.prepare(db.sql.exchange.messagesOf)
+        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ?\(within("sent_at")) ORDER BY sent_at, id")
         stmt.bind(1, id)
+        bindRange(stmt, from: 2)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt)) }
     }
@@ -298,11 +330,11 @@ final class ImportWriter {
 extension Store {
     /// Runs `body` with a reader over one consistent snapshot of the store (one read transaction,
     /// under the store's lock for its whole length).
-    func exportSnapshot<T>(_ body: (ExportReader) throws -> T) throws -> T {
+    func exportSnapshot<T>(range: TimeRange = .all, _ body: (ExportReader) throws -> T) throws -> T {
         try read { db in
             try db.execute(db.sql.exchange.beginSnapshot)
             do {
-                let result = try body(ExportReader(db))
+                let result = try body(ExportReader(db, range: range))
                 db.finishStatements()
                 try db.execute(db.sql.exchange.endSnapshot)
                 return result

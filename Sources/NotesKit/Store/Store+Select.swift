@@ -26,9 +26,12 @@ public final class Selection: Sendable {
     /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
     /// condition narrows the rows by an index): worth trying first, checked as read.
     let rowidOrderWorthTrying: Bool
+    /// False when counting the rows costs what reading them does (a grouped selection): then the
+    /// rows are read on one thread whatever the reader asks.
+    let parallelWorthTrying: Bool
 
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
-         ascending: Bool, rowidOrderWorthTrying: Bool = false, precheck: (@Sendable (Connection) throws -> Void)? = nil,
+         ascending: Bool, rowidOrderWorthTrying: Bool = false, parallelWorthTrying: Bool = true, precheck: (@Sendable (Connection) throws -> Void)? = nil,
          makeBatch: @escaping @Sendable () -> ColumnBatch, appendRow: @escaping @Sendable (Statement, ColumnBatch) -> Void) {
         self.store = store
         self.table = table
@@ -39,6 +42,7 @@ public final class Selection: Sendable {
         self.binds = binds
         self.ascending = ascending
         self.rowidOrderWorthTrying = rowidOrderWorthTrying
+        self.parallelWorthTrying = parallelWorthTrying
         self.precheck = precheck
         self.makeBatch = makeBatch
         self.appendRow = appendRow
@@ -93,13 +97,16 @@ public final class Selection: Sendable {
 
     typealias Position = (key: Int64, tie: Int64)
 
+    /// The selection's rows in its order, the sort key and tie-breaker selected after the columns.
+    var walk: Keyset {
+        Keyset(select: "SELECT \(columnsSQL), \(key), \(tie) FROM \(table)", key: key, id: tie, filters: conditions, binds: binds,
+               ascending: ascending)
+    }
+
     /// Reads up to `Selection.batchRows` rows after `position` (from the start when nil) and not
     /// past `end`, into a new batch; returns it with the last position read (nil when none was).
     func chunk(_ db: Connection, after position: Position?, through end: Position?) throws -> (ColumnBatch, Position?) {
         let batch = makeBatch()
-        let order = ascending ? "ASC" : "DESC"
-        let later = ascending ? ">" : "<"
-        let select = "SELECT \(columnsSQL), \(key), \(tie) FROM \(table)"
         let keyColumn = Int32(batch.columns.count), tieColumn = keyColumn + 1
         var last = position
         var limit = Selection.batchRows
@@ -119,21 +126,10 @@ public final class Selection: Sendable {
             }
         }
 
-        if let position {
-            let same = try db.prepare(select + whereSQL(["\(key) = ?", "\(tie) \(later) ?"]) + " ORDER BY \(tie) \(order) LIMIT ?")
-            let i = bind(same)
-            same.bind(i, position.key).bind(i + 1, position.tie).bind(i + 2, Int64(limit))
-            try run(same)
-            if !finished && batch.count < limit {
-                let rest = try db.prepare(select + whereSQL(["\(key) \(later) ?"]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
-                let j = bind(rest)
-                rest.bind(j, position.key).bind(j + 1, Int64(limit - batch.count))
-                try run(rest)
-            }
-        } else {
-            let first = try db.prepare(select + whereSQL([]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
-            first.bind(bind(first), Int64(limit))
-            try run(first)
+        for stmt in try walk.statements(db, after: position.map { .init(key: $0.key, id: $0.tie) }) {
+            defer { stmt.reset() }
+            try run(stmt)
+            if finished || batch.count >= limit { break }
         }
         return (batch, batch.count == 0 ? nil : last)
     }
@@ -243,7 +239,7 @@ public final class SelectionReader {
 
     private func start() throws {
         let selection = self.selection
-        guard threads > 1, let path = selection.store.path else { return }
+        guard threads > 1, selection.parallelWorthTrying, let path = selection.store.path else { return }
         if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
             pending = batches.reversed()
             firstHalfDone = true
@@ -487,33 +483,38 @@ extension ConversationStore {
 
 // MARK: - Pages as batches
 
-/// A keyset page read straight into columns (no `String` per field): up to `limit` rows, and the
-/// position of the last one when one more row exists.
-private func pageBatch(_ db: Connection, _ keyset: Keyset, after position: CursorCodec.Position?, limit: Int,
-                       batch: ColumnBatch, keyColumn: Int32, idColumn: Int32,
-                       bind: (Statement, Int32) -> Int32 = { _, i in i },
-                       append: (Statement, ColumnBatch) -> Void) throws -> CursorCodec.Position? {
-    var last: CursorCodec.Position?
-    let fetched = try keyset.rows(db, after: position, limit: limit + 1, bind: bind) { stmt -> Bool in
-        guard batch.count < limit else { return true }
-        append(stmt, batch)
-        batch.endRow()
-        last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
-        return true
+extension Store {
+    /// The page builder of pages read straight into columns (no `String` per field): up to
+    /// `limit` rows of `walk` after `position`, and a cursor of kind `kind` at the last of them
+    /// when one more row exists (as ``page(_:limit:kind:position:)`` does for records).
+    func pageBatch(_ db: Connection, _ walk: Keyset, after position: CursorCodec.Position?, limit: Int, kind: String,
+                   batch: ColumnBatch, keyColumn: Int32, idColumn: Int32, append: (Statement, ColumnBatch) -> Void) throws -> String? {
+        var last: CursorCodec.Position?
+        let fetched = try walk.rows(db, after: position, limit: limit + 1) { stmt -> Bool in
+            guard batch.count < limit else { return true }
+            append(stmt, batch)
+            batch.endRow()
+            last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
+            return true
+        }
+        guard fetched.count > limit, let last else { return nil }
+        return cursors.encode(kind: kind, last)
     }
-    return fetched.count > limit ? last : nil
 }
 
 extension ArticleStore {
-    /// ``list(limit:after:)`` as a batch of article columns and the next page's cursor.
-    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+    /// ``list(limit:after:range:ascending:)`` as a batch of article columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all,
+                          ascending: Bool = false) throws -> (ColumnBatch, String?) {
         try PageLimit.check(limit)
-        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        let walk = Self.walk(range: range, ascending: ascending)
+        let kind = walk.cursorKind(Self.listKind)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, db.sql.articles.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
-                                     append: Self.appendRow)
-            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+            let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 4, idColumn: 0,
+                                           append: Self.appendRow)
+            return (batch, next)
         }
     }
 }
@@ -525,28 +526,30 @@ extension ConversationStore {
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, db.sql.conversations.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
-                                     idColumn: 5, append: Self.appendRow)
-            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+            let next = try store.pageBatch(db, db.sql.conversations.mostRecentFirst, after: position, limit: limit, kind: Self.listKind, batch: batch,
+                                           keyColumn: 4, idColumn: 5, append: Self.appendRow)
+            return (batch, next)
         }
     }
 }
 
 extension MessageStore {
-    /// ``history(of:limit:before:)`` as a batch of message columns (oldest first) and the cursor
-    /// of the page just earlier.
-    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> (ColumnBatch, String?) {
+    /// ``history(of:limit:before:range:)`` as a batch of message columns (oldest first) and the
+    /// cursor of the page just earlier.
+    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil,
+                             range: TimeRange = .all) throws -> (ColumnBatch, String?) {
         try PageLimit.check(limit)
-        let kind = Self.historyKind(conversationId)
+        let walk = Self.historyWalk(conversationId, range: range)
+        let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, db.sql.messages.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
-                                     bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
+            let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 5, idColumn: 0,
+                                           append: Self.appendRow)
             // A page with messages shows the conversation exists; only an empty one needs the check.
             if batch.count == 0 { _ = try ConversationStore.require(db, conversationId) }
             batch.reverse()
-            return (batch, last.map { store.cursors.encode(kind: kind, $0) })
+            return (batch, next)
         }
     }
 }

@@ -167,7 +167,7 @@ public final class Store: Sendable {
     /// held in memory: its changes are read back from the feed and delivered in several calls.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         let (result, context): (T, WriteContext.Committed) = try locked { connection in
-            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
+            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
                 let result = try body(context)

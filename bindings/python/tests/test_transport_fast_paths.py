@@ -117,7 +117,7 @@ def test_pages_are_ordinary_pages(store):
     assert page == nk.Page(page.items, page.next_cursor, True)
     last = store.articles.list(limit=2, after=page.next_cursor)
     assert last == nk.Page(last.items, None, False) and not last.has_more
-    assert repr(last).startswith("Page(items=[Article(")
+    assert repr(last).startswith("Page(items=[\n  Article(")  # one item a line (issue 13: readable reprs)
 
 
 def test_history_of_a_missing_conversation_is_not_found_and_of_an_empty_one_is_an_empty_page(store):

@@ -243,7 +243,7 @@ enum SQLiteSchema {
             throw unknownMigration(unknown)
         }
         if applied.count < known.count {
-            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")
+            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without \(option: "readOnly", true)")
         }
     }
 }

@@ -71,7 +71,7 @@ extension StoreSQL {
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 // By the index (conversation_id, sent_at, id).
-                newestFirst: Keyset(select: "SELECT \(message) FROM messages", key: "sent_at", filter: "conversation_id = ?")
+                newestFirst: Keyset(select: "SELECT \(message) FROM messages", key: "sent_at", filters: ["conversation_id = ?"])
             ),
             feed: FeedTable(
                 lastSeq: "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)",
