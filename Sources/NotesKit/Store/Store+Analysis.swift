@@ -63,12 +63,12 @@ private func eachRow(_ db: Connection, _ sql: String, ids: [Int64], missing: Mis
 }
 
 extension Store {
-    /// The rows of `table` (`articles`, `messages`) with `ids`, selecting `columns`, in the order
-    /// given, in one read; missing ids as `missing` says. O(k log n).
-    func readMany(_ table: String, columns: String, ids: [Int64], missing: MissingPolicy, _ body: (Statement) throws -> Void) throws {
+    /// The rows of `table` (`articles`, `messages`) with `ids`, read by the statement `byID`
+    /// (binds an id), in the order given, in one read; missing ids as `missing` says. O(k log n).
+    func readMany(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
+                  _ body: (Statement) throws -> Void) throws {
         try read { db in
-            try eachRow(db, "SELECT \(columns) FROM \(table) WHERE id = ?", ids: ids, missing: missing, entity: String(table.dropLast()),
-                        entities: table, body)
+            try eachRow(db, db.sql[keyPath: byID], ids: ids, missing: missing, entity: String(table.dropLast()), entities: table, body)
         }
     }
 }
@@ -82,14 +82,14 @@ extension ArticleStore {
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Article] {
         var out: [Article] = []
         out.reserveCapacity(ids.count)
-        try store.readMany("articles", columns: Self.columns, ids: ids, missing: missing) { out.append(Self.article(from: $0)) }
+        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing) { out.append(Self.article(from: $0)) }
         return out
     }
 
     /// ``getMany(_:missing:)`` as a batch of article columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
         let batch = Self.batch()
-        try store.readMany("articles", columns: Self.columns, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
+        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
         return batch
     }
 
@@ -134,7 +134,7 @@ extension ArticleStore {
         try store.write { tx in
             var articles: [Article] = []
             var seen = Set<Int64>()
-            try eachRow(tx.connection, "SELECT \(Self.columns) FROM articles WHERE id = ?", ids: ids.filter { seen.insert($0).inserted },
+            try eachRow(tx.connection, tx.connection.sql.articles.byID, ids: ids.filter { seen.insert($0).inserted },
                         missing: .error, entity: "article", entities: "articles") { articles.append(Self.article(from: $0)) }
             let delete = try tx.prepare(tx.connection.sql.articles.delete)
             for article in articles {
@@ -162,14 +162,14 @@ extension MessageStore {
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Message] {
         var out: [Message] = []
         out.reserveCapacity(ids.count)
-        try store.readMany("messages", columns: Self.columns, ids: ids, missing: missing) { out.append(Self.message(from: $0)) }
+        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing) { out.append(Self.message(from: $0)) }
         return out
     }
 
     /// ``getMany(_:missing:)`` as a batch of message columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
         let batch = Self.batch()
-        try store.readMany("messages", columns: Self.columns, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
+        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
         return batch
     }
 
@@ -182,7 +182,7 @@ extension MessageStore {
             // Each row goes with one statement (DELETE … RETURNING); a missing id rolls them all back.
             var rows: [(id: Int64, uid: String, content: String)] = []
             var seen = Set<Int64>()
-            try eachRow(tx.connection, "DELETE FROM messages WHERE id = ? RETURNING id, uid, content", ids: ids.filter { seen.insert($0).inserted },
+            try eachRow(tx.connection, tx.connection.sql.messages.deleteReturning, ids: ids.filter { seen.insert($0).inserted },
                         missing: .error, entity: "message", entities: "messages") { stmt in
                 rows.append((stmt.int64(0), stmt.uid(1), stmt.text(2)))
             }
@@ -233,7 +233,7 @@ extension ConversationStore {
     /// most recent activity first. O(conversations): titles are not indexed.
     public func find(title: String) throws -> [Conversation] {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM conversations WHERE title = ? ORDER BY last_activity_at DESC, activity_seq DESC")
+            let stmt = try db.prepare(db.sql.conversations.allTitled)
             stmt.bind(1, title)
             defer { stmt.reset() }
             var out: [Conversation] = []

@@ -97,6 +97,9 @@ struct StoreSQL: Sendable {
     struct Conversations: Sendable {
         /// Binds: 1 id. Returns: a conversation row.
         var byID: String
+        /// Binds: 1 title (exact). Returns: conversation rows, most recent activity first
+        /// (`last_activity_at`, then `activity_seq`, descending).
+        var allTitled: String
         /// Binds: 1 uid. Returns: a conversation row.
         var byUID: String
         /// Binds: 1 title. Returns: the conversation row of the oldest with that title.
@@ -137,6 +140,8 @@ struct StoreSQL: Sendable {
         var inserts: RowInserts
         /// Binds: 1 id.
         var delete: String
+        /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2 content.
+        var deleteReturning: String
         /// Binds: 1 conversation_id, 2 from (ms, inclusive), 3 to (exclusive), 4 from_me,
         /// 5 content. Returns: 0 how many messages match exactly.
         var countSame: String

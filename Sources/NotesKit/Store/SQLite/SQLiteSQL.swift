@@ -47,6 +47,7 @@ extension StoreSQL {
             ),
             conversations: Conversations(
                 byID: "SELECT \(conversation) FROM conversations WHERE id = ?",
+                allTitled: "SELECT \(conversation) FROM conversations WHERE title = ? ORDER BY last_activity_at DESC, activity_seq DESC",
                 byUID: "SELECT \(conversation) FROM conversations WHERE uid = ?",
                 byTitle: "SELECT \(conversation) FROM conversations WHERE title = ? ORDER BY id LIMIT 1",
                 lastActivity: "SELECT last_activity_at FROM conversations WHERE id = ?",
@@ -68,6 +69,7 @@ extension StoreSQL {
                 uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
                 inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"]),
                 delete: "DELETE FROM messages WHERE id = ?",
+                deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content",
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 // By the index (conversation_id, sent_at, id).
