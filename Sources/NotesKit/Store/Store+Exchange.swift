@@ -41,18 +41,14 @@ final class ExportReader {
         self.range = range
     }
 
-    /// `AND`-able conditions putting `column` in ``range`` (empty without a range), and binds them.
-    private func within(_ column: String) -> String {
-        (range.since == nil ? "" : " AND \(column) >= ?") + (range.until == nil ? "" : " AND \(column) < ?")
-    }
-
-    private func bindRange(_ stmt: Statement, from first: Int32) {
-        var i = first
-        for bound in [range.since, range.until] {
-            guard let bound else { continue }
-            stmt.bind(i, bound.milliseconds)
-            i += 1
-        }
+    /// `all` without a range; with one, `within` with the range bound from parameter `first`
+    /// (since, inclusive, then until, exclusive; an open end binds Int64.min / Int64.max).
+    private func statement(_ all: String, _ within: String, rangeFrom first: Int32 = 1) throws -> Statement {
+        guard range != .all else { return try db.prepare(all) }
+        let stmt = try db.prepare(within)
+        stmt.bind(first, range.since?.milliseconds ?? Int64.min)
+        stmt.bind(first + 1, range.until?.milliseconds ?? Int64.max)
+        return stmt
     }
 
     /// How many conversations the store holds. O(n).
@@ -62,8 +58,7 @@ final class ExportReader {
 
     /// Every article, by id. O(n), one row in memory at a time.
     func forEachArticle(_ body: (Article) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE 1\(within("created_at")) ORDER BY id")
-        bindRange(stmt, from: 1)
+        let stmt = try statement(db.sql.exchange.articles, db.sql.exchange.articlesWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
@@ -73,10 +68,7 @@ final class ExportReader {
     /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
         guard range == .all else { return }  // a draft is an editing session, not a record of a time
-        let stmt = try db.prepare("""
-            SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
-            """)
+        let stmt = try db.prepare(db.sql.exchange.drafts)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
@@ -85,30 +77,22 @@ final class ExportReader {
 extension ExportReader {
     /// Every conversation, by id. O(n).
     func forEachConversation(_ body: (Conversation) throws -> Void) throws {
-        let filter = range == .all ? ""
-            : " WHERE EXISTS (SELECT 1 FROM messages WHERE conversation_id = conversations.id\(within("sent_at")))"
-        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations\(filter) ORDER BY id")
-        bindRange(stmt, from: 1)
+        let stmt = try statement(db.sql.exchange.conversations, db.sql.exchange.conversationsWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
     }
 
     /// Every message, by id, with its conversation's uid and title. O(n).
     func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
-        let stmt = try db.prepare("""
-            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
-            FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE 1\(within("m.sent_at")) ORDER BY m.id
-            """)
-        bindRange(stmt, from: 1)
+        let stmt = try statement(db.sql.exchange.messages, db.sql.exchange.messagesWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
     func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ?\(within("sent_at")) ORDER BY sent_at, id")
+        let stmt = try statement(db.sql.exchange.messagesOf, db.sql.exchange.messagesOfWithin, rangeFrom: 2)
         stmt.bind(1, id)
-        bindRange(stmt, from: 2)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt)) }
     }

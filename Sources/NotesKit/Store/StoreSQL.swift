@@ -57,8 +57,6 @@ struct StoreSQL: Sendable {
     }
 
     struct Articles: Sendable {
-        /// Returns: 0 how many articles.
-        var count: String
         /// Binds: 1 id. Returns: an article row.
         var byID: String
         /// Binds: 1 uid. Returns: an article row.
@@ -186,16 +184,22 @@ struct StoreSQL: Sendable {
         var countDrafts: String
         var countConversations: String
         var countMessages: String
-        /// Returns: every article row, by id.
+        /// Returns: every article row, by id. Each `…Within` entry is its entry restricted to a
+        /// time range (articles by created_at, messages by sent_at, conversations holding such a
+        /// message): binds (after the entry's own) since (ms, inclusive), until (ms, exclusive).
         var articles: String
+        var articlesWithin: String
         /// Returns: every unsaved draft row, by id, then 8 the uid of the article it edits (NULL
         /// for none, or one deleted since).
         var drafts: String
         /// Returns: every conversation row, by id.
         var conversations: String
+        var conversationsWithin: String
         /// Returns: every message row, by id, then 7 its conversation's uid, 8 its title.
         var messages: String
+        var messagesWithin: String
         /// Binds: 1 conversation id. Returns: its message rows in chat order (sent_at, id).
         var messagesOf: String
+        var messagesOfWithin: String
     }
 }

@@ -27,7 +27,6 @@ extension StoreSQL {
                 raise: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)"
             ),
             articles: Articles(
-                count: "SELECT count(*) FROM articles",
                 byID: "SELECT \(article) FROM articles WHERE id = ?",
                 byUID: "SELECT \(article) FROM articles WHERE uid = ?",
                 inserts: inserts("articles", ["uid", "title", "content", "created_at", "updated_at", "revision"]),
@@ -95,16 +94,26 @@ extension StoreSQL {
                 countConversations: "SELECT count(*) FROM conversations",
                 countMessages: "SELECT count(*) FROM messages",
                 articles: "SELECT \(article) FROM articles ORDER BY id",
+                articlesWithin: "SELECT \(article) FROM articles WHERE created_at >= ? AND created_at < ? ORDER BY id",
                 drafts: """
                     SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
                     FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
                     """,
                 conversations: "SELECT \(conversation) FROM conversations ORDER BY id",
+                conversationsWithin: """
+                    SELECT \(conversation) FROM conversations WHERE EXISTS
+                    (SELECT 1 FROM messages WHERE conversation_id = conversations.id AND sent_at >= ? AND sent_at < ?) ORDER BY id
+                    """,
                 messages: """
                     SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
                     FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
                     """,
-                messagesOf: "SELECT \(message) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id"
+                messagesWithin: """
+                    SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
+                    FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.sent_at >= ? AND m.sent_at < ? ORDER BY m.id
+                    """,
+                messagesOf: "SELECT \(message) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id",
+                messagesOfWithin: "SELECT \(message) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at, id"
             )
         )
     }()
