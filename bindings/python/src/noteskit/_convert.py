@@ -142,7 +142,7 @@ def call_row(function: Any, *args: Any) -> int:
 
 
 def get_article(function: Any, handle: int, id: int) -> Article:
-    """``call_row`` and ``article_from_row`` in one, for the hottest call (``articles.get``)."""
+    """``call_row`` and ``article_from_row`` for the hottest call (``articles.get``): no argument tuple."""
     out = _out
     out.cursor.value = None
     if function(handle, id, out.cursor_ref):
@@ -150,6 +150,10 @@ def get_article(function: Any, handle: int, id: int) -> Article:
     p = out.cursor.value
     if not p:
         raise NotesError("the library returned no record")
+    return article_from_row(p)
+
+
+def article_from_row(p: int) -> Article:
     try:
         _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
         at = p + 64
@@ -168,20 +172,6 @@ def get_article(function: Any, handle: int, id: int) -> Article:
         _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
     _A6(a, revision)
     return a
-
-
-def article_from_row(p: int) -> Article:
-    try:
-        _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
-        at = p + 64
-        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
-        at += n_uid
-        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
-        at += n_title
-        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
-    finally:
-        _nk_free(p)
-    return article(id, uid, title, content, time_from_ms(created), time_from_ms(updated), revision)
 
 
 def message_from_row(p: int) -> Message:
