@@ -275,7 +275,8 @@ def main() -> None:
 def run(folder: Path, n: int, runs: int) -> None:
     t, corpus = timed(lambda: Corpus(n))
     chars = sum(len(t) + len(c) for t, c in corpus.rows)
-    print(f"corpus: {n} articles, {chars / n:.0f} characters each on average (generated in {t:.1f} s)")
+    print(f"corpus: {n} articles, {chars / n:.0f} characters each on average (generated in {t:.1f} s; "
+          f"load average {os.getloadavg()[0]:.2f})")
     records = [{"title": t, "content": c, "created_at": corpus.created_at(k)} for k, (t, c) in enumerate(corpus.rows)]
 
     # --- Bulk insert: ours (indexes as it goes) against executemany into the plain schema.
@@ -337,7 +338,8 @@ def run(folder: Path, n: int, runs: int) -> None:
     listing = p50(lambda: store.articles.list(limit=20), runs)
     print(f"{'for context: articles.list(limit=20)':34} {'':6} {listing:9.3f}   (no search: the cost of a page of 20 records)")
     print()
-    print("goals: rare/absent (length >= 2) <= 2 ms p50; frequent first page <= 1.0x LIKE; 1-char never slower than LIKE")
+    print("goals: rare/absent (length >= 2) <= 2 ms p50; frequent first page <= 1.0x LIKE; 1-char never slower than LIKE"
+          f"  (load average {os.getloadavg()[0]:.2f})")
     for key, ratios in summary.items():
         print(f"  {key:26} ours/LIKE time: worst {max(ratios):.3f}, best {min(ratios):.4f}")
 

@@ -9,6 +9,7 @@ against fast (what the power-cut promise costs).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sqlite3
 import sys
@@ -63,7 +64,8 @@ def main() -> None:
     rng = random.Random(7)
     records = [{"title": text(rng, 5, 30), "content": text(rng, 100, 500)} for _ in range(n)]
     folder = Path(tempfile.mkdtemp(prefix="noteskit-bench-"))
-    print(f"store benchmark: {n} articles of 100–500 mixed CJK/Latin characters, files in {folder}")
+    print(f"store benchmark: {n} articles of 100–500 mixed CJK/Latin characters, files in {folder}; "
+          f"load average {os.getloadavg()[0]:.2f}")
 
     # ---- create_many vs executemany ----
     store = nk.Store.open(folder / "ours.db")
@@ -142,7 +144,7 @@ def main() -> None:
          "(issue 11, search index included; from a pyarrow Table ≥ 1.0×: benchmarks/bulk_write_bench.py)"),
     ])
     print(f"\nfor context: OFFSET paging at depth {depth} takes {fmt(offset)} vs {fmt(offset_first)} for its first page "
-          f"({offset / offset_first:.0f}×)")
+          f"({offset / offset_first:.0f}×); load average {os.getloadavg()[0]:.2f}")
     store.close()
     peer.close()
 

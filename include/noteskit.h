@@ -6,9 +6,13 @@
  *    out-parameters, which must not be NULL; on failure they are left untouched.
  *  - After a failed call, nk_last_error() on the same thread returns the error as JSON:
  *    {"code": int, "kind": str, "error_code": str, "message": str, "messages"?: {language: str},
- *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int}. "error_code" is a stable
- *    machine-readable name ("title_empty", "revision_conflict", ...); "messages" the apps' own
- *    wording by BCP 47 language ("zh-Hans"), where they had one; "message" is English.
+ *     "field"?: str, "line"?: int, "file"?: str, "sqlite_code"?: int, "options"?: [option]}.
+ *    "error_code" is a stable machine-readable name ("title_empty", "revision_conflict", ...);
+ *    "messages" the apps' own wording by BCP 47 language ("zh-Hans"), where they had one;
+ *    "message" is English, in the core's (Swift's) words. Each option it names (an argument of the
+ *    call, as the Swift API spells it) is {"text": as it stands in "message" ("`readOnly: true`",
+ *    "`format: .markdown`", "`format:`"), "name": "readOnly", "value"?: str or bool}: a binding
+ *    replaces "text" with its own spelling (Python: read_only=True, format="markdown").
  *  - Strings in are UTF-8 and NUL-terminated. NULL for a required string, or invalid UTF-8, is
  *    NK_E_INVALID_ARGUMENT. Arguments marked "nullable" take NULL as "not given".
  *  - Strings out marked "owned" are malloc'ed for the caller: release each with nk_free().
@@ -100,7 +104,7 @@ struct ArrowArrayStream {
 #endif  // ARROW_C_STREAM_INTERFACE
 
 /* The ABI version this header describes; compare with nk_abi_version() before any other call. */
-#define NK_ABI_VERSION 3
+#define NK_ABI_VERSION 4
 
 /* Status codes. */
 #define NK_OK 0
@@ -256,10 +260,12 @@ int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const 
 /* Deletes the article and everything derived from it. */
 int32_t nk_article_delete(nk_store *store, int64_t id);
 
-/* A page of articles newest first, as a batch of article columns. limit: 1..1000. after
- * (nullable): a next_cursor. *out_cursor (owned): the next page's cursor, NULL on the last page. */
-int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
-                        struct ArrowSchema *out_schema, char **out_cursor);
+/* A page of articles newest first (order -1 or 0; 1: oldest first) created in [since_ms, until_ms)
+ * (NK_NO_TIME for no bound; since at or after until: an empty page), as a batch of article columns.
+ * limit: 1..1000. after (nullable): a next_cursor of the same order and range (another is
+ * NK_E_VALIDATION). *out_cursor (owned): the next page's cursor, NULL on the last page. */
+int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, int64_t since_ms, int64_t until_ms, int32_t order,
+                        struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 
 /* since_ms / until_ms: a time bound in UTC milliseconds, or NK_NO_TIME for none. since is
  * inclusive, until exclusive. order: 1 ascending, -1 descending, 0 the kind's default. threads: 1
@@ -277,8 +283,6 @@ int32_t nk_article_select(nk_store *store, int64_t since_ms, int64_t until_ms, i
 /* How many articles nk_article_select would stream. */
 int32_t nk_article_select_count(nk_store *store, int64_t since_ms, int64_t until_ms, int64_t *out_count);
 
-/* The number of articles. */
-int32_t nk_article_count(nk_store *store, int64_t *out_count);
 
 /* ---- Drafts ----------------------------------------------------------------------------------- */
 /* A draft: id, uid, article_id, base_revision (absent for a new article), title, content, created_at,
@@ -339,10 +343,12 @@ int32_t nk_conversation_delete(nk_store *store, int64_t id);
 /* A page of the conversation's history, paged backward from the newest message. limit: 1..1000.
  * before (nullable): the next_cursor of the previous page, for the messages just earlier than it.
  * Items within a page are oldest first (as a chat shows them); next_cursor is null once nothing
- * earlier exists. A cursor of another conversation's history is NK_E_VALIDATION.
+ * earlier exists. Only messages sent in [since_ms, until_ms) (NK_NO_TIME for no bound). A cursor of
+ * another conversation's history, or of another range, is NK_E_VALIDATION.
  * A batch of message columns; *out_cursor as nk_article_list's. */
 int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
-                                struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+                                int64_t since_ms, int64_t until_ms, struct ArrowArray *out_array,
+                                struct ArrowSchema *out_schema, char **out_cursor);
 
 /* ---- Messages --------------------------------------------------------------------------------- */
 /* A message: id, uid, conversation_id, content, from_me, sent_at, sender (the author's name in a group
@@ -401,6 +407,51 @@ int32_t nk_message_select(nk_store *store, int64_t conversation_id, int64_t sinc
 /* How many messages nk_message_select would stream. */
 int32_t nk_message_select_count(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms,
                                 int32_t from_me, int64_t *out_count);
+/* ---- Analysis: bulk reads and edits by id, lookups, per-conversation figures --------------------
+ * ids: an array of count int64 ids (NULL when count is 0; count 0..10 000 000), read during the
+ * call only. Each call is one read or one transaction: all or nothing. */
+
+/* The articles with ids, in the order given, as a batch of article columns. missing: 0 makes an id
+ * with no article NK_E_NOT_FOUND (the message names the missing ids), 1 leaves it out. */
+int32_t nk_article_get_many(nk_store *store, const int64_t *ids, int64_t count, int32_t missing,
+                            struct ArrowArray *out_array, struct ArrowSchema *out_schema);
+
+/* The messages with ids, in the order given, as a batch of message columns; missing as above. */
+int32_t nk_message_get_many(nk_store *store, const int64_t *ids, int64_t count, int32_t missing,
+                            struct ArrowArray *out_array, struct ArrowSchema *out_schema);
+
+/* Updates many articles in one transaction. rows (taken over and released, as for
+ * nk_article_create_many): columns id (integer, required), title, content (strings, optional or
+ * null: unchanged), expected_revision (integer, optional or null: unchecked). A stale
+ * expected_revision is NK_E_CONFLICT naming the article and the record (line), an id given twice
+ * NK_E_VALIDATION (code duplicate_id); nothing is written then. The articles as saved, in the
+ * order given, as a batch of article columns. */
+int32_t nk_article_update_many(nk_store *store, struct ArrowArrayStream *rows, struct ArrowArray *out_array,
+                               struct ArrowSchema *out_schema);
+
+/* Deletes the articles with ids and everything derived from them: all, or (when one does not exist:
+ * NK_E_NOT_FOUND naming the missing ids) none. *out_count: how many were deleted (an id given twice
+ * counts once). */
+int32_t nk_article_delete_many(nk_store *store, const int64_t *ids, int64_t count, int64_t *out_count);
+
+/* Deletes the messages with ids, as nk_article_delete_many. */
+int32_t nk_message_delete_many(nk_store *store, const int64_t *ids, int64_t count, int64_t *out_count);
+
+/* Deletes the messages of the conversation sent in [since_ms, until_ms) (NK_NO_TIME: no bound).
+ * *out_count: how many. NK_E_NOT_FOUND for an unknown conversation. */
+int32_t nk_message_delete_range(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms,
+                                int64_t *out_count);
+
+/* The conversations titled exactly title (byte for byte), most recent activity first, as a batch
+ * of conversation columns (none: an empty batch). */
+int32_t nk_conversation_find(nk_store *store, const char *title, struct ArrowArray *out_array,
+                             struct ArrowSchema *out_schema);
+
+/* Per-conversation figures, most recent activity first, as a stream (see nk_article_select) of
+ * batches with columns id, title, messages, sent, received (int64), first_at, last_at
+ * (timestamp[ms, UTC], null for a conversation without messages). */
+int32_t nk_conversation_stats(nk_store *store, struct ArrowArrayStream *out_stream);
+
 /* ---- Layout ----------------------------------------------------------------------------------- */
 /* Text is measured with Pango (FT2 backend) at 72 dpi, wrapped PANGO_WRAP_WORD_CHAR, with NotesKit's
  * pinned fonts only (WenQuanYi Micro Hei, DejaVu Sans; NK_E_FONT names the Debian package when one
@@ -504,6 +555,11 @@ int32_t nk_keyboard_apply(const char *state_json, const char *event_json, char *
  * "drag_start_offset", "revealed", "keyboard_shown", "keyboard_height", "mask_count"}. */
 int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 
+/* The interaction models' numbers, as the two calls above use them. *out_json (owned):
+ * {"keyboard": {"editor_gap_above_keyboard": 5, "editor_resting_inset": 46, "max_keyboard_height"},
+ *  "search_panel": {"height": 105, "strip": 50, "snap_threshold": 91, "max_distance"}}. */
+int32_t nk_interaction_constants(char **out_json);
+
 /* ---- Import and export ------------------------------------------------------------------------ */
 /* format (nullable): "json", "jsonl", "csv", "markdown" or "transcript" (and, to import only,
  * "telegram" or "whatsapp"); NULL takes it from the extension of path (.json, .jsonl, .csv, .txt,
@@ -533,6 +589,19 @@ int32_t nk_store_export(nk_store *store, const char *path, const char *format, c
 int32_t nk_store_import(nk_store *store, const char *path, const char *format, const char *options_json,
                         nk_progress_callback progress, void *user_data, char **out_json);
 
+/* Imports a table of records given as an Arrow stream (what `noteskit` reads from a Parquet file):
+ * the same import as nk_store_import's (one transaction, records matched by uid, the policies, the
+ * report), a row for a line. table: "articles" (columns title, content; optional uid, created_at,
+ * updated_at, revision), "conversations" (title; optional uid, created_at, last_activity_at) or
+ * "messages" (content, from_me; optional uid, sent_at, sender, conversation_uid,
+ * conversation_title: a message's conversation by uid, created with its title when new). Column
+ * types as the bulk writes read them, revision any integer type; an unknown column, a missing or
+ * mistyped one is NK_E_VALIDATION and nothing is written. records is taken over (released, also on
+ * failure). source (nullable): the name errors and skips give as the file. options_json
+ * (nullable): {"on_conflict", "on_error"} as nk_store_import's. *out_json as nk_store_import's. */
+int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+                              const char *options_json, char **out_json);
+
 /* ---- Search ----------------------------------------------------------------------------------- */
 /* Literal substring search: every character of the query is itself; text and query are compared
  * in NFC, case-insensitively (simple Unicode case folding) unless case_sensitive is 1. An empty
@@ -543,15 +612,17 @@ int32_t nk_store_import(nk_store *store, const char *path, const char *format, c
  * A query with a NUL or over 10 000 characters is NK_E_VALIDATION; so is a forged cursor, or a
  * cursor of another search (another query, field, case mode, order or conversation). */
 
-/* Articles whose title and/or content contain query. field (nullable): "any" (default), "title"
+/* Articles created in [since_ms, until_ms) (NK_NO_TIME: no bound) whose title and/or content
+ * contain query, newest first (order -1 or 0; 1: oldest first). field (nullable): "any" (default), "title"
  * or "content". case_sensitive: 0 or 1. limit: 1..1000. after (nullable): a next_cursor of this
  * search. Article columns, then title_spans (unless field is "content") and content_spans (unless
  * field is "title"); *out_cursor as nk_article_list's. */
 int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
-                          int64_t limit, const char *after, struct ArrowArray *out_array,
-                          struct ArrowSchema *out_schema, char **out_cursor);
+                          int64_t since_ms, int64_t until_ms, int32_t order, int64_t limit, const char *after,
+                          struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 
-/* Messages whose content contains query, newest first (sent_at, then id), in every conversation
+/* Messages sent in [since_ms, until_ms) (NK_NO_TIME: no bound) whose content contains query,
+ * newest first (sent_at, then id), in every conversation
  * (conversation_id 0) or in one (NK_E_NOT_FOUND if it does not exist). flags: 0, or
  * NK_SEARCH_CASE_SENSITIVE and/or NK_SEARCH_OLDEST_FIRST (chat order: sent_at, then id, ascending);
  * other bits are NK_E_INVALID_ARGUMENT. limit: 1..1000. after (nullable): a next_cursor of this
@@ -560,8 +631,34 @@ int32_t nk_article_search(nk_store *store, const char *query, const char *field,
 #define NK_SEARCH_CASE_SENSITIVE 1
 #define NK_SEARCH_OLDEST_FIRST 2
 int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
-                          int64_t limit, const char *after, struct ArrowArray *out_array,
-                          struct ArrowSchema *out_schema, char **out_cursor);
+                          int64_t since_ms, int64_t until_ms, int64_t limit, const char *after,
+                          struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+
+/* One search over articles (title or content) and messages: case-insensitive, newest first across
+ * both kinds (an article's created_at, a message's sent_at; within one millisecond articles before
+ * messages, then id descending). kinds: NK_KIND_ARTICLES and/or NK_KIND_MESSAGES (0 or other bits:
+ * NK_E_INVALID_ARGUMENT). since_ms (inclusive) / until_ms (exclusive): UTC ms, NK_NO_TIME for no bound.
+ * limit: 1..1000. after (nullable): a next_cursor of this same search (query, kinds, since, until).
+ * The page leaves as two batches in one order: *out_order (owned) is one letter a hit, 'a' for the
+ * next row of the article batch (*out_array/*out_schema, as nk_article_search's with field "any"),
+ * 'm' for the next row of the message batch (*out_messages/*out_messages_schema, as
+ * nk_message_search's); both batches are always filled (maybe empty) and released by the caller.
+ * *out_cursor as nk_article_list's. On failure nothing is handed out. */
+#define NK_KIND_ARTICLES 1
+#define NK_KIND_MESSAGES 2
+int32_t nk_store_search(nk_store *store, const char *query, int32_t kinds, int64_t since_ms, int64_t until_ms,
+                        int64_t limit, const char *after, char **out_order, struct ArrowArray *out_messages,
+                        struct ArrowSchema *out_messages_schema, struct ArrowArray *out_array,
+                        struct ArrowSchema *out_schema, char **out_cursor);
+
+/* A snippet of text around its first match, for a result list. spans: span_count (start, end) pairs
+ * of code-point offsets into text (a hit's spans; NULL when span_count is 0; outside the text:
+ * NK_E_INVALID_ARGUMENT). width: characters (grapheme clusters: an emoji ZWJ sequence, a flag, a
+ * letter with its combining marks count one, never cut) of text shown, "…" added where the text is
+ * cut; 0 gives the empty snippet, below 0 is NK_E_VALIDATION. The first non-empty span is centred.
+ * Line breaks and tabs become spaces. *out_json (owned): {"text": "...", "spans": [[start, end], ...]}
+ * (the matches inside the snippet, code-point offsets into its text). */
+int32_t nk_snippet(const char *text, const int64_t *spans, int64_t span_count, int64_t width, char **out_json);
 
 /* Rebuilds the search indexes (articles and messages) from the stored text in one transaction
  * (they are kept up to date by every write; this is for repair). */

@@ -250,9 +250,9 @@ class Sweep:
             return byref(getattr(self.ffi, p.kind)())
         if p.role == "arrow_stream":  # records in: one good record, packed as the package packs them
             from noteskit import _columns
-            fields = _columns.ARTICLE_FIELDS if "nk_article" in export.name else _columns.MESSAGE_FIELDS
-            stream = _columns.pack([{"title": "t", "content": "c"} if "nk_article" in export.name
-                                    else {"content": "c", "from_me": True}], fields)
+            articles = "nk_article" in export.name or export.name == "nk_store_import_table"  # (its table is "articles")
+            fields = _columns.ARTICLE_FIELDS if articles else _columns.MESSAGE_FIELDS
+            stream = _columns.pack([{"title": "t", "content": "c"} if articles else {"content": "c", "from_me": True}], fields)
             self.keep.append(stream)
             return byref(stream.struct)
         if p.role == "out_scalar":
@@ -266,7 +266,7 @@ class Sweep:
                 if "records" in p.name:
                     return b'[{"title": "t", "content": "c"}]' if "nk_article" in export.name else b'[{"content": "c", "from_me": true}]'
                 return b"[1]" if p.name.startswith("ids") else b"{}"
-            return {"kind": b"article", "format": b"json"}.get(p.name, b"valid text")
+            return {"kind": b"article", "format": b"json", "table": b"articles"}.get(p.name, b"valid text")
         if p.role in ("int64", "int32"):
             return {"limit": 10, "since": 0, "since_ms": INT64_MIN, "until_ms": INT64_MIN, "from_me": -1, "order": 0, "flags": 0, "expected_revision": 0, "max_bytes": 2 ** 30,
                     "cache_bytes": 0, "threads": 1, "row": 0}.get(p.name, 1)

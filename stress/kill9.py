@@ -85,6 +85,10 @@ CHAT_IMPORT_CHILD = r"""
 import sys, noteskit as nk
 s = nk.Store.open(sys.argv[1])
 files = [(sys.argv[2], "telegram"), (sys.argv[3], "whatsapp")]
+# The child before this one may have been killed between an import and its delete: start empty, or
+# the next import would make a second conversation that the check would take for a half import.
+for c in list(s.conversations):
+    c.delete()
 print("ready", flush=True)
 while True:
     for path, fmt in files:

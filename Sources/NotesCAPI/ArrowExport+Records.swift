@@ -26,9 +26,7 @@ func callBatch(_ array: OutArray?, _ schema: OutSchema?, _ make: () throws -> Co
 @inline(__always)
 func callPage<T>(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?, _ batch: () -> ColumnBatch,
                  _ page: () throws -> Page<T>, _ append: (ColumnBatch, T) -> Void) -> Int32 {
-    call {
-        let array = try outPointer(array, "out_array"), schema = try outPointer(schema, "out_schema")
-        let cursor = try outPointer(cursor, "out_cursor")
+    callPage(array, schema, cursor) {
         let page = try page()
         let columns = batch()
         columns.reserve(rows: page.items.count)
@@ -36,14 +34,7 @@ func callPage<T>(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?,
             append(columns, item)
             columns.endRow()
         }
-        let next = try page.nextCursor.map { try ownedCString(Array($0.utf8)) }
-        do {
-            try exportBatch(columns, array: array, schema: schema)
-        } catch {
-            free(next)
-            throw error
-        }
-        cursor.pointee = next
+        return (columns, page.nextCursor)
     }
 }
 
@@ -227,8 +218,14 @@ public typealias OutRow = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 /// out the packed row.
 @inline(__always)
 func callRow(_ out: OutRow?, _ make: () throws -> PackedRow) -> Int32 {
+    callRow(out, owned: { try make().owned() })
+}
+
+/// The same, for a row packed straight from the store's statement (``PackedRow/owned(_:ints:texts:)``).
+@inline(__always)
+func callRow(_ out: OutRow?, owned make: () throws -> UnsafeMutablePointer<CChar>) -> Int32 {
     call {
         let out = try outPointer(out, "out_row")
-        out.pointee = try make().owned()
+        out.pointee = try make()
     }
 }

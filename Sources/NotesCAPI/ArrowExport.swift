@@ -96,15 +96,19 @@ func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutable
 /// Format strings and field names as C strings made once and kept for the life of the process:
 /// the library uses a few dozen, and a consumer may cache what it decoded by address.
 private enum InternedStrings {
-    static let table = Mutex<[String: UnsafeMutablePointer<CChar>]>([:])
+    /// Each text's C string, as its address (0 when memory ran out).
+    static let table = Mutex<[String: UInt]>([:])
 
-    static func get(_ text: String) -> UnsafeMutablePointer<CChar>? {
+    /// The C strings of `texts`, in order, looked up (and made when new) under one lock.
+    static func get(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] {
         table.withLock { t in
-            if let p = t[text] { return p }
-            guard let p = strdup(text) else { return nil }
-            t[text] = p
-            return p
-        }
+            texts.map { text -> UInt in
+                if let p = t[text] { return p }
+                let p = UInt(bitPattern: strdup(text))
+                if p != 0 { t[text] = p }
+                return p
+            }
+        }.map { UnsafeMutablePointer<CChar>(bitPattern: $0) }
     }
 }
 
@@ -114,9 +118,9 @@ private final class SchemaPrivate {
     let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>?
     let childCount: Int
 
-    init(format: String, name: String, children: [UnsafeMutablePointer<ArrowSchema>]) {
-        self.format = InternedStrings.get(format)
-        self.name = InternedStrings.get(name)
+    init(format: UnsafeMutablePointer<CChar>?, name: UnsafeMutablePointer<CChar>?, children: [UnsafeMutablePointer<ArrowSchema>]) {
+        self.format = format
+        self.name = name
         childCount = children.count
         if children.isEmpty {
             self.children = nil
@@ -180,13 +184,23 @@ struct FieldType {
     }
 }
 
-private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType) {
+/// The format and name of `field` and of its children, depth first: the order `fill` takes them in.
+private func texts(_ field: FieldType, into out: inout [String]) {
+    out.append(field.format)
+    out.append(field.name)
+    for child in field.children { texts(child, into: &out) }
+}
+
+private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, _ strings: [UnsafeMutablePointer<CChar>?],
+                  _ next: inout Int) {
+    let format = strings[next], name = strings[next + 1]
+    next += 2
     let children = field.children.map { child -> UnsafeMutablePointer<ArrowSchema> in
         let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
-        fill(p, child)
+        fill(p, child, strings, &next)
         return p
     }
-    let data = SchemaPrivate(format: field.format, name: field.name, children: children)
+    let data = SchemaPrivate(format: format, name: name, children: children)
     out.initialize(to: ArrowSchema(
         format: UnsafePointer(data.format), name: UnsafePointer(data.name), metadata: nil,
         flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(children.count), children: data.children,
@@ -196,7 +210,11 @@ private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType) 
 
 /// Fills `out` with the schema of a record batch: a struct of `fields`.
 func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchema>) {
-    fill(out, FieldType(name: "", format: "+s", nullable: false, children: fields))
+    let root = FieldType(name: "", format: "+s", nullable: false, children: fields)
+    var all: [String] = []
+    texts(root, into: &all)
+    var next = 0
+    fill(out, root, InternedStrings.get(all), &next)
 }
 
 /// Exports a batch and its schema (the schema from the finished columns: `large_string` where a

@@ -22,6 +22,8 @@ enum ArrowFieldKind {
     /// A timestamp of any unit, with or without a time zone (naive = UTC); an integer column of
     /// milliseconds since 1970-01-01 UTC; or ISO-8601 text.
     case time
+    /// An integer column of any width (an id, a revision).
+    case integer
 }
 
 struct ArrowField {
@@ -174,11 +176,17 @@ struct Batch {
         NotesError(.validation, "record \(first + row): \(field) \(message)", field: field, line: first + row)
     }
 
+    /// The value of a required field, read by `read`: a null is refused.
+    @inline(__always)
+    private func required<T>(_ field: Int, _ row: Int, _ read: (ArrowColumn) throws -> T?) throws -> T {
+        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
+        guard let value = try read(column) else { throw fail(column.name, row, "is missing (null)") }
+        return value
+    }
+
     /// The text of a required text field.
     func text(_ field: Int, _ row: Int) throws -> String {
-        guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
-        guard let value = try column.text(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
-        return value
+        try required(field, row) { try $0.text(row, record: first + row) }
     }
 
     func optionalText(_ field: Int, _ row: Int) throws -> String? {
@@ -186,9 +194,17 @@ struct Batch {
     }
 
     func flag(_ field: Int, _ row: Int) throws -> Bool {
+        try required(field, row) { try $0.flag(row, record: first + row) }
+    }
+
+    func integer(_ field: Int, _ row: Int) throws -> Int64 {
         guard let column = columns[field] else { throw NotesError(.internalError, "a required column is absent") }
-        guard let value = try column.flag(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
+        guard let value = try column.integer(row, record: first + row) else { throw fail(column.name, row, "is missing (null)") }
         return value
+    }
+
+    func optionalInteger(_ field: Int, _ row: Int) throws -> Int64? {
+        try columns[field]?.integer(row, record: first + row)
     }
 
     func optionalTime(_ field: Int, _ row: Int) throws -> Timestamp? {
@@ -414,6 +430,7 @@ struct ArrowColumn {
         case (.text, .utf8), (.text, .view), (.text, .dictionary): ok = true
         case (.flag, .bool), (.flag, .integer): ok = true
         case (.time, .timestamp), (.time, .integer), (.time, .utf8), (.time, .view), (.time, .dictionary): ok = true
+        case (.integer, .integer): ok = true
         default: ok = false
         }
         guard ok else {
@@ -421,6 +438,7 @@ struct ArrowColumn {
             case .text: "strings"
             case .flag: "booleans (or integers 0 and 1)"
             case .time: "timestamps (or integer milliseconds since 1970, or ISO-8601 strings)"
+            case .integer: "integers"
             }
             throw NotesError(.validation, "column \(name) must hold \(expected), got \(layoutName)", field: name)
         }
@@ -529,6 +547,16 @@ struct ArrowColumn {
         default:
             throw fail(record, "must be true or false, got \(layoutName)")
         }
+    }
+
+    func integer(_ row: Int, record: Int) throws -> Int64? {
+        if isNull(row) { return nil }
+        guard case let .integer(values, width, signed) = layout else { throw fail(record, "must be an integer, got \(layoutName)") }
+        if width == 8 && !signed {
+            let value = values.loadUnaligned(fromByteOffset: 8 * (start + row), as: UInt64.self)
+            guard value <= UInt64(Int64.max) else { throw fail(record, "is out of range (\(value) is past 2^63 - 1)") }
+        }
+        return Int64(Self.integer(values, start + row, width, signed))
     }
 
     func time(_ row: Int, record: Int) throws -> Timestamp? {

@@ -106,11 +106,6 @@ func ownedCString(_ bytes: [UInt8]) throws -> UnsafeMutablePointer<CChar> {
     return out
 }
 
-/// Writes `bytes` (JSON) to an out-parameter as an owned C string.
-func put(_ bytes: [UInt8], _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws {
-    out.pointee = try ownedCString(bytes)
-}
-
 /// Runs an export whose result is JSON in `char **out_json`: checks `out` first (so a NULL one never
 /// half-runs a call), then lets `write` produce the JSON and hands it out as an owned C string.
 @inline(__always)
@@ -119,7 +114,7 @@ func callJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ writ
         let out = try outPointer(out, "out_json")
         var w = JSONWriter()
         try write(&w)
-        try put(w.bytes, out)
+        out.pointee = try ownedCString(w.bytes)
     }
 }
 

@@ -8,27 +8,22 @@ public typealias OutJSON = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content"))
-        return PackedRow(article)
+        PackedRow(try store(handle).articles.create(title: try string(title, "title"), content: try string(content, "content")))
     }
 }
 
 @_cdecl("nk_article_get")
 public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_row")
-        out.pointee = try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) }
-    }
+    callRow(out, owned: { try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) } })
 }
 
 @_cdecl("nk_article_update")
 public func nk_article_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                               _ expectedRevision: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.update(
+        PackedRow(try store(handle).articles.update(
             id, title: try optionalString(title, "title"), content: try optionalString(content, "content"),
-            expectedRevision: expectedRevision > 0 ? expectedRevision : nil)
-        return PackedRow(article)
+            expectedRevision: expectedRevision > 0 ? expectedRevision : nil))
     }
 }
 
@@ -38,18 +33,11 @@ public func nk_article_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int32 {
 }
 
 @_cdecl("nk_article_list")
-public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ outArray: OutArray?,
-                            _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+public func nk_article_list(_ handle: OpaquePointer?, _ limit: Int64, _ after: UnsafePointer<CChar>?, _ since: Int64, _ until: Int64,
+                            _ order: Int32, _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
     callPage(outArray, outSchema, outCursor) {
-        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"))
-    }
-}
-
-@_cdecl("nk_article_count")
-public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try store(handle).articles.count())
+        try store(handle).articles.listBatch(limit: count(limit), after: try optionalString(after, "after"), range: try range(since, until),
+                                             ascending: try ascending(order, default: false))
     }
 }
 
@@ -57,25 +45,22 @@ public func nk_article_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePoint
 public func nk_draft_new(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                          _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.newDraft(title: try optionalString(title, "title"),
-                                                        content: try optionalString(content, "content") ?? "")
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.newDraft(title: try optionalString(title, "title"),
+                                                        content: try optionalString(content, "content") ?? ""))
     }
 }
 
 @_cdecl("nk_draft_edit")
 public func nk_draft_edit(_ handle: OpaquePointer?, _ articleID: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.edit(articleID)
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.edit(articleID))
     }
 }
 
 @_cdecl("nk_draft_get")
 public func nk_draft_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.draft(id)
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.draft(id))
     }
 }
 
@@ -93,17 +78,15 @@ public func nk_draft_list(_ handle: OpaquePointer?, _ outArray: OutArray?, _ out
 public func nk_draft_update(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ content: UnsafePointer<CChar>?,
                             _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let draft = try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
-                                                           content: try optionalString(content, "content"))
-        return PackedRow(draft)
+        PackedRow(try store(handle).articles.updateDraft(id, title: try optionalString(title, "title"),
+                                                           content: try optionalString(content, "content")))
     }
 }
 
 @_cdecl("nk_draft_save")
 public func nk_draft_save(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let article = try store(handle).articles.saveDraft(id)
-        return PackedRow(article)
+        PackedRow(try store(handle).articles.saveDraft(id))
     }
 }
 

@@ -13,6 +13,19 @@ public typealias OutBuffer = UnsafeMutablePointer<UnsafeMutableRawPointer?>
 /// strings has them already; one that sent Arrow columns does not).
 let NK_CREATED_TEXT: Int32 = 1
 
+/// Runs a bulk write: its out-parameter and store checked (the stream released if either is bad),
+/// the records read into `make`'s values, `write` given them; what it assigned goes out.
+private func callBulk<T>(_ handle: OpaquePointer?, _ records: UnsafeMutablePointer<ArrowArrayStream>?, _ out: OutBuffer?,
+                         _ fields: [ArrowField], _ make: (Batch, Int) throws -> T,
+                         _ write: (Store, [T]) throws -> CreatedBuffer) -> Int32 {
+    call {
+        let out = try ArrowImport.releasing(records) { try outPointer(out, "out_created") }
+        let target = try ArrowImport.releasing(records) { try store(handle) }
+        let input = try ArrowImport.read(records, name: "records", fields: fields, make)
+        out.pointee = try write(target, input).handOut()
+    }
+}
+
 private let articleFields = [
     ArrowField(name: "title", kind: .text, required: true), ArrowField(name: "content", kind: .text, required: true),
     ArrowField(name: "uid", kind: .text, required: false), ArrowField(name: "created_at", kind: .time, required: false),
@@ -22,20 +35,17 @@ private let articleFields = [
 @_cdecl("nk_article_create_many")
 public func nk_article_create_many(_ handle: OpaquePointer?, _ records: UnsafeMutablePointer<ArrowArrayStream>?, _ flags: Int32,
                                    _ out: OutBuffer?) -> Int32 {
-    call {
-        let out = try ArrowImport.releasing(records) { try outPointer(out, "out_created") }
-        let target = try ArrowImport.releasing(records) { try store(handle) }
-        let input = try ArrowImport.read(records, name: "records", fields: articleFields) { (b: Batch, row: Int) throws -> NewArticle in
-            NewArticle(title: try b.text(0, row), content: try b.text(1, row), uid: try b.optionalText(2, row),
-                       createdAt: try b.optionalTime(3, row), updatedAt: try b.optionalTime(4, row))
-        }
+    callBulk(handle, records, out, articleFields, { (b: Batch, row: Int) throws -> NewArticle in
+        NewArticle(title: try b.text(0, row), content: try b.text(1, row), uid: try b.optionalText(2, row),
+                   createdAt: try b.optionalTime(3, row), updatedAt: try b.optionalTime(4, row))
+    }) { target, input in
         let created = try target.articles.createMany(input)
         var buffer = try CreatedBuffer(count: created.count, times: 2, flags: false,
                                        texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.title), created.map(\.content)] : [])
         for (row, a) in created.enumerated() {
             buffer.set(row, id: a.id, uid: a.uid, time: a.createdAt, second: a.updatedAt)
         }
-        out.pointee = buffer.handOut()
+        return buffer
     }
 }
 
@@ -48,20 +58,17 @@ private let messageFields = [
 @_cdecl("nk_message_insert_many")
 public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: Int64, _ records: UnsafeMutablePointer<ArrowArrayStream>?,
                                    _ flags: Int32, _ out: OutBuffer?) -> Int32 {
-    call {
-        let out = try ArrowImport.releasing(records) { try outPointer(out, "out_created") }
-        let target = try ArrowImport.releasing(records) { try store(handle) }
-        let input = try ArrowImport.read(records, name: "records", fields: messageFields) { (b: Batch, row: Int) throws -> NewMessage in
-            NewMessage(content: try b.text(0, row), fromMe: try b.flag(1, row), uid: try b.optionalText(2, row),
-                       sentAt: try b.optionalTime(3, row), sender: try b.optionalText(4, row))
-        }
+    callBulk(handle, records, out, messageFields, { (b: Batch, row: Int) throws -> NewMessage in
+        NewMessage(content: try b.text(0, row), fromMe: try b.flag(1, row), uid: try b.optionalText(2, row),
+                   sentAt: try b.optionalTime(3, row), sender: try b.optionalText(4, row))
+    }) { target, input in
         let created = try target.messages.insertMany(input, in: conversationID)
         var buffer = try CreatedBuffer(count: created.count, times: 1, flags: true,
                                        texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.content), created.map { $0.sender ?? "" }] : [])
         for (row, m) in created.enumerated() {
             buffer.set(row, id: m.id, uid: m.uid, time: m.sentAt, flag: m.fromMe)
         }
-        out.pointee = buffer.handOut()
+        return buffer
     }
 }
 

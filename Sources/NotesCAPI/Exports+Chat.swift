@@ -5,16 +5,14 @@ import NotesKit
 @_cdecl("nk_conversation_create")
 public func nk_conversation_create(_ handle: OpaquePointer?, _ title: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let conversation = try store(handle).conversations.create(title: try string(title, "title"))
-        return PackedRow(conversation)
+        PackedRow(try store(handle).conversations.create(title: try string(title, "title")))
     }
 }
 
 @_cdecl("nk_conversation_get")
 public func nk_conversation_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let conversation = try store(handle).conversations.get(id)
-        return PackedRow(conversation)
+        PackedRow(try store(handle).conversations.get(id))
     }
 }
 
@@ -29,8 +27,7 @@ public func nk_conversation_list(_ handle: OpaquePointer?, _ limit: Int64, _ aft
 @_cdecl("nk_conversation_rename")
 public func nk_conversation_rename(_ handle: OpaquePointer?, _ id: Int64, _ title: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let conversation = try store(handle).conversations.rename(id, title: try string(title, "title"))
-        return PackedRow(conversation)
+        PackedRow(try store(handle).conversations.rename(id, title: try string(title, "title")))
     }
 }
 
@@ -41,17 +38,18 @@ public func nk_conversation_delete(_ handle: OpaquePointer?, _ id: Int64) -> Int
 
 @_cdecl("nk_conversation_history")
 public func nk_conversation_history(_ handle: OpaquePointer?, _ conversationID: Int64, _ limit: Int64, _ before: UnsafePointer<CChar>?,
-                                    _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
+                                    _ since: Int64, _ until: Int64, _ outArray: OutArray?, _ outSchema: OutSchema?,
+                                    _ outCursor: OutCursor?) -> Int32 {
     callPage(outArray, outSchema, outCursor) {
-        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"))
+        try store(handle).messages.historyBatch(of: conversationID, limit: count(limit), before: try optionalString(before, "before"),
+                                                range: try range(since, until))
     }
 }
 
 @_cdecl("nk_message_send")
 public func nk_message_send(_ handle: OpaquePointer?, _ conversationID: Int64, _ text: UnsafePointer<CChar>?, _ out: OutRow?) -> Int32 {
     callRow(out) {
-        let message = try store(handle).messages.send(try string(text, "content"), in: conversationID)
-        return PackedRow(message)
+        PackedRow(try store(handle).messages.send(try string(text, "content"), in: conversationID))
     }
 }
 
@@ -67,17 +65,13 @@ public func nk_message_receive(_ handle: OpaquePointer?, _ conversationID: Int64
             }
             return t
         }
-        let message = try store(handle).messages.receive(content, in: conversationID, sentAt: time)
-        return PackedRow(message)
+        return PackedRow(try store(handle).messages.receive(content, in: conversationID, sentAt: time))
     }
 }
 
 @_cdecl("nk_message_get")
 public func nk_message_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_row")
-        out.pointee = try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) }
-    }
+    callRow(out, owned: { try store(handle).messages.withRow(id) { try PackedRow.owned($0, ints: messageRowInts, texts: messageRowTexts) } })
 }
 
 @_cdecl("nk_message_delete")

@@ -12,20 +12,18 @@ public func nk_store_export(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         let store = try store(handle)
         let path = try string(path, "path")
         let format = try exchangeFormat(format)
-        let given = try options(optionsJSON, allowed: ["conversation", "table", "mode"])
+        let given = try options(optionsJSON, allowed: ["conversation", "table", "mode", "since", "until", "excel"])
         let mode = try given.optionalInt("mode")
         if let mode, !(1...0o7777).contains(mode) {
             throw NotesError(.validation, "mode must be a file mode such as 0o640, got \(mode)", field: "mode")
         }
         let options = ExportOptions(conversation: try given.optionalInt("conversation"), table: try given.optionalString("table"),
-                                    mode: mode.map { UInt32($0) })
+                                    mode: mode.map { UInt32($0) },
+                                    range: try range(try given.optionalInt("since") ?? NK_NO_TIME, try given.optionalInt("until") ?? NK_NO_TIME),
+                                    excel: try given.optionalBool("excel") ?? false)
         let report = try store.export(to: path, format: format, options: options)
-        w.raw("{"); w.key("articles"); w.int(Int64(report.articles))
-        w.raw(","); w.key("drafts"); w.int(Int64(report.drafts))
-        w.raw(","); w.key("conversations"); w.int(Int64(report.conversations))
-        w.raw(","); w.key("messages"); w.int(Int64(report.messages))
-        w.raw(","); w.key("files"); w.int(Int64(report.files))
-        w.raw("}")
+        w.object(["articles": .int(report.articles), "drafts": .int(report.drafts), "conversations": .int(report.conversations),
+                  "messages": .int(report.messages), "files": .int(report.files)])
     }
 }
 
@@ -52,19 +50,25 @@ public func nk_store_import(_ handle: OpaquePointer?, _ path: UnsafePointer<CCha
         if let progress {
             options.progress = { done, total in progress(userData, done, total) != 0 }
         }
-        let report = try store.import(from: path, format: format, options: options)
-        w.raw("{"); w.key("created"); w.int(Int64(report.created))
-        w.raw(","); w.key("updated"); w.int(Int64(report.updated))
-        w.raw(","); w.key("skipped"); w.int(Int64(report.skipped))
-        w.raw(","); w.key("errors"); w.list(report.errors) { w, e in w.error(e) }
-        w.raw(","); w.key("skipped_links"); w.list(report.skippedLinks) { w, link in w.string(link) }
-        w.raw(","); w.key("skips"); w.list(report.skips) { w, s in
+        w.importReport(try store.import(from: path, format: format, options: options))
+    }
+}
+
+extension JSONWriter {
+    /// An import's report as `nk_store_import` hands it out.
+    mutating func importReport(_ report: ImportReport) {
+        raw("{"); key("created"); int(Int64(report.created))
+        raw(","); key("updated"); int(Int64(report.updated))
+        raw(","); key("skipped"); int(Int64(report.skipped))
+        raw(","); key("errors"); list(report.errors) { w, e in w.error(e) }
+        raw(","); key("skipped_links"); list(report.skippedLinks) { w, link in w.string(link) }
+        raw(","); key("skips"); list(report.skips) { w, s in
             w.raw("{"); w.key("file"); w.string(NotesError.shown(s.file, limit: LastError.maxMessageBytes))
             w.raw(","); w.key("line"); w.int(Int64(s.line))
             w.raw(","); w.key("reason"); w.string(s.reason.rawValue)
             w.raw("}")
         }
-        w.raw("}")
+        raw("}")
     }
 }
 
@@ -78,14 +82,14 @@ private func exchangeFormat(_ pointer: UnsafePointer<CChar>?) throws -> Exchange
 }
 
 /// The options object (NULL: none), refusing an option the call does not know.
-private func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> JSONObject {
+func options(_ pointer: UnsafePointer<CChar>?, allowed: [String]) throws -> JSONObject {
     guard let text = try optionalString(pointer, "options_json") else { return JSONObject(kind: .validation) }
     let options = try JSONObject.parse(argument: text, "options_json")
     try options.only(allowed, what: "option")
     return options
 }
 
-private extension JSONObject {
+extension JSONObject {
     /// One of the cases of `T`, named by its raw value; a `kind` error on `key` for another text.
     func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String) throws -> T? where T.RawValue == String {
         guard let text = try optionalString(key) else { return nil }
@@ -134,6 +138,19 @@ extension JSONWriter {
         if let field = error.field { raw(","); key("field"); string(NotesError.shown(field)) }
         if let line = error.line { raw(","); key("line"); int(Int64(line)) }
         if let file = error.file { raw(","); key("file"); string(NotesError.shown(file, limit: limit)) }
+        if !error.options.isEmpty {
+            raw(","); key("options")
+            list(error.options) { w, option in
+                w.raw("{"); w.key("text"); w.string(option.text)
+                w.raw(","); w.key("name"); w.string(option.name)
+                switch option.value {
+                case nil: break
+                case let .choice(text)?, let .string(text)?: w.raw(","); w.key("value"); w.string(text)
+                case let .bool(flag)?: w.raw(","); w.key("value"); w.bool(flag)
+                }
+                w.raw("}")
+            }
+        }
         raw("}")
     }
 }

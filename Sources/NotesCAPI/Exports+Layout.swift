@@ -30,17 +30,14 @@ public func nk_font_configuration(_ out: OutJSON?) -> Int32 {
 
 @_cdecl("nk_style_resolve")
 public func nk_style_resolve(_ kind: UnsafePointer<CChar>?, _ styleJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
+    callJSON(out) { w in
         let kind = try string(kind, "kind")
         let json = try optionalString(styleJSON, "style_json")
         switch kind {
         case "article_row", "article_row.two_labels":
-            let style = try articleStyle(json, defaults: kind == "article_row" ? ArticleRowStyle() : .twoLabels)
-            try put(JSONWriter.encode { $0.articleStyle(style) }, out)
+            w.style(try style(json, "style_json", defaults: kind == "article_row" ? ArticleRowStyle() : .twoLabels))
         case "bubble":
-            let style = try bubbleStyle(json)
-            try put(JSONWriter.encode { $0.bubbleStyle(style) }, out)
+            w.style(try style(json, "style_json", defaults: BubbleStyle()))
         default:
             throw NotesError(.invalidArgument, "kind must be \"article_row\", \"article_row.two_labels\" or \"bubble\", got \"\(kind.prefix(40))\"", field: "kind")
         }
@@ -56,8 +53,10 @@ public func nk_layout_open(_ storeHandle: OpaquePointer?, _ width: Double, _ art
     call {
         let out = try outPointer(out, "out_layout")
         let layout = try Layout(store: try store(storeHandle), width: width,
-                                articleStyle: try articleStyle(try optionalString(articleStyleJSON, "article_style_json")),
-                                bubbleStyle: try bubbleStyle(try optionalString(bubbleStyleJSON, "bubble_style_json")),
+                                articleStyle: try style(try optionalString(articleStyleJSON, "article_style_json"), "article_style_json",
+                                                          defaults: ArticleRowStyle()),
+                                bubbleStyle: try style(try optionalString(bubbleStyleJSON, "bubble_style_json"), "bubble_style_json",
+                                                       defaults: BubbleStyle()),
                                 estimatedHeight: estimatedHeight,
                                 cacheCapacityBytes: cacheBytes == 0 ? Layout.defaultCacheCapacityBytes : count(cacheBytes))
         out.pointee = Handles.add(layout, .layout)
@@ -83,33 +82,22 @@ public func nk_layout_article_height(_ handle: OpaquePointer?, _ id: Int64, _ ou
 
 @_cdecl("nk_layout_article_heights")
 public func nk_layout_article_heights(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
-        let layout = try layout(handle)
-        let heights = try layout.articleHeights(try ids(idsJSON, "ids_json"))
-        var w = JSONWriter(capacity: heights.count * 6 + 2)
-        w.list(heights) { $0.number($1) }
-        try put(w.bytes, out)
+    callJSON(out) { w in
+        w.list(try layout(handle).articleHeights(try ids(idsJSON, "ids_json")), bytesEach: 6) { $0.number($1) }
     }
 }
 
 @_cdecl("nk_layout_bubble")
 public func nk_layout_bubble(_ handle: OpaquePointer?, _ messageID: Int64, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
-        let bubble = try layout(handle).bubble(messageID)
-        w.bubble(bubble)
+        w.bubble(try layout(handle).bubble(messageID))
     }
 }
 
 @_cdecl("nk_layout_bubbles")
 public func nk_layout_bubbles(_ handle: OpaquePointer?, _ idsJSON: UnsafePointer<CChar>?, _ out: OutJSON?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_json")
-        let layout = try layout(handle)
-        let bubbles = try layout.bubbles(try ids(idsJSON, "ids_json"))
-        var w = JSONWriter(capacity: bubbles.count * 110 + 2)
-        w.list(bubbles) { $0.bubble($1) }
-        try put(w.bytes, out)
+    callJSON(out) { w in
+        w.list(try layout(handle).bubbles(try ids(idsJSON, "ids_json")), bytesEach: 110) { $0.bubble($1) }
     }
 }
 
@@ -128,14 +116,8 @@ public func nk_layout_prefetch(_ handle: OpaquePointer?, _ kind: UnsafePointer<C
 public func nk_layout_stats(_ handle: OpaquePointer?, _ out: OutJSON?) -> Int32 {
     callJSON(out) { w in
         let s = try layout(handle).stats()
-        w.raw("{"); w.key("hits"); w.int(Int64(s.hits))
-        w.raw(","); w.key("misses"); w.int(Int64(s.misses))
-        w.raw(","); w.key("entries"); w.int(Int64(s.entries))
-        w.raw(","); w.key("bytes"); w.int(Int64(s.bytes))
-        w.raw(","); w.key("capacity_bytes"); w.int(Int64(s.capacityBytes))
-        w.raw(","); w.key("evictions"); w.int(Int64(s.evictions))
-        w.raw(","); w.key("invalidations"); w.int(Int64(s.invalidations))
-        w.raw("}")
+        w.object(["hits": .int(s.hits), "misses": .int(s.misses), "entries": .int(s.entries), "bytes": .int(s.bytes),
+                  "capacity_bytes": .int(s.capacityBytes), "evictions": .int(s.evictions), "invalidations": .int(s.invalidations)])
     }
 }
 
@@ -241,20 +223,16 @@ public func nk_keyboard_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSON: U
     callJSON(out) { w in
         var model = KeyboardModel()
         if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
-            let shown = try state.optionalBool("shown") ?? false
-            model = try KeyboardModel(isShown: shown, keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0)
+            model = try KeyboardModel(isShown: try state.optionalBool("shown") ?? false,
+                                      keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0)
         }
         let event = try object(try string(eventJSON, "event_json"), "event_json") ?? JSONObject(kind: .validation)
-        switch try event.string("event") {
-        case "show": try model.show(keyboardHeight: try event.number("keyboard_height"))
-        case "hide": model.hide()
-        case let other: throw NotesError(.validation, "a keyboard event is \"show\" or \"hide\", got \"\(other.prefix(40))\"", field: "event")
-        }
-        w.raw("{"); w.key("shown"); w.bool(model.isShown)
-        w.raw(","); w.key("keyboard_height"); w.number(model.keyboardHeight)
-        w.raw(","); w.key("editor_bottom_inset"); w.number(model.editorBottomInset)
-        w.raw(","); w.key("chat_offset"); w.number(model.chatOffset)
-        w.raw("}")
+        try model.apply(try event.oneOf("event", "a keyboard event", [
+            "show": { .show(keyboardHeight: try $0.number("keyboard_height")) },
+            "hide": { _ in .hide },
+        ]))
+        w.object(["shown": .bool(model.isShown), "keyboard_height": .number(model.keyboardHeight),
+                  "editor_bottom_inset": .number(model.editorBottomInset), "chat_offset": .number(model.chatOffset)])
     }
 }
 
@@ -263,38 +241,42 @@ public func nk_search_panel_apply(_ stateJSON: UnsafePointer<CChar>?, _ eventJSO
     callJSON(out) { w in
         var panel = SearchPanel()
         if let state = try object(try optionalString(stateJSON, "state_json"), "state_json") {
-            let name = try state.optionalString("state") ?? "hidden"
-            guard let value = SearchPanel.State(rawValue: name) else {
-                throw NotesError(.validation, "state must be \"hidden\" or \"shown\", got \"\(name.prefix(40))\"", field: "state")
-            }
-            let resting = SearchPanel.restingOffset(value)
             let masks = try state.optionalNumber("mask_count") ?? 0
-            panel = try SearchPanel(state: value, isDragging: try state.optionalBool("dragging") ?? false,
-                                    topOffset: try state.optionalNumber("top_offset") ?? resting,
-                                    dragStartOffset: try state.optionalNumber("drag_start_offset") ?? resting,
+            panel = try SearchPanel(state: try state.oneOf("state", "state", ["hidden": { _ in .hidden }, "shown": { _ in .shown }],
+                                                         absent: .hidden),
+                                    isDragging: try state.optionalBool("dragging") ?? false,
+                                    topOffset: try state.optionalNumber("top_offset"),
+                                    dragStartOffset: try state.optionalNumber("drag_start_offset"),
                                     isKeyboardShown: try state.optionalBool("keyboard_shown") ?? false,
                                     keyboardHeight: try state.optionalNumber("keyboard_height") ?? 0,
                                     maskCount: masks == 0 ? 0 : masks == 1 ? 1 : 2)
         }
         let event = try object(try string(eventJSON, "event_json"), "event_json") ?? JSONObject(kind: .validation)
-        switch try event.string("event") {
-        case "drag": try panel.drag(translation: try event.number("translation"))
-        case "end_drag": panel.endDrag()
-        case "show": panel.show()
-        case "hide": panel.hide()
-        case "keyboard_will_show": try panel.keyboardWillShow(height: try event.number("keyboard_height"))
-        case "keyboard_will_hide": panel.keyboardWillHide()
-        case let other:
-            throw NotesError(.validation, "a search panel event is \"drag\", \"end_drag\", \"show\", \"hide\", \"keyboard_will_show\" or \"keyboard_will_hide\", got \"\(other.prefix(40))\"", field: "event")
-        }
-        w.raw("{"); w.key("state"); w.string(panel.state.rawValue)
-        w.raw(","); w.key("dragging"); w.bool(panel.isDragging)
-        w.raw(","); w.key("top_offset"); w.number(panel.topOffset)
-        w.raw(","); w.key("drag_start_offset"); w.number(panel.dragStartOffset)
-        w.raw(","); w.key("revealed"); w.number(panel.revealed)
-        w.raw(","); w.key("keyboard_shown"); w.bool(panel.isKeyboardShown)
-        w.raw(","); w.key("keyboard_height"); w.number(panel.keyboardHeight)
-        w.raw(","); w.key("mask_count"); w.int(Int64(panel.maskCount))
+        try panel.apply(try event.oneOf("event", "a search panel event", [
+            "drag": { .drag(translation: try $0.number("translation")) },
+            "end_drag": { _ in .endDrag },
+            "show": { _ in .show },
+            "hide": { _ in .hide },
+            "keyboard_will_show": { .keyboardWillShow(height: try $0.number("keyboard_height")) },
+            "keyboard_will_hide": { _ in .keyboardWillHide },
+        ]))
+        w.object(["state": .string(panel.state.rawValue), "dragging": .bool(panel.isDragging),
+                  "top_offset": .number(panel.topOffset), "drag_start_offset": .number(panel.dragStartOffset),
+                  "revealed": .number(panel.revealed), "keyboard_shown": .bool(panel.isKeyboardShown),
+                  "keyboard_height": .number(panel.keyboardHeight), "mask_count": .int(panel.maskCount)])
+    }
+}
+
+@_cdecl("nk_interaction_constants")
+public func nk_interaction_constants(_ out: OutJSON?) -> Int32 {
+    callJSON(out) { w in
+        w.raw("{"); w.key("keyboard")
+        w.object(["editor_gap_above_keyboard": .number(KeyboardModel.editorGapAboveKeyboard),
+                  "editor_resting_inset": .number(KeyboardModel.editorRestingInset),
+                  "max_keyboard_height": .number(KeyboardModel.maxKeyboardHeight)])
+        w.raw(","); w.key("search_panel")
+        w.object(["height": .number(SearchPanel.height), "strip": .number(SearchPanel.strip),
+                  "snap_threshold": .number(SearchPanel.snapThreshold), "max_distance": .number(SearchPanel.maxDistance)])
         w.raw("}")
     }
 }
@@ -351,52 +333,42 @@ func ids(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> [Int64] {
     return ids
 }
 
+extension JSONObject {
+    /// The value of `field` among `choices` (`absent` when the field is missing, if given), made by
+    /// the choice's maker from this object; another value is a validation error naming them all.
+    func oneOf<T>(_ field: String, _ what: String, _ choices: KeyValuePairs<String, (JSONObject) throws -> T>,
+                  absent: T? = nil) throws -> T {
+        let name: String
+        if let given = try optionalString(field) { name = given } else if let absent { return absent } else { name = try string(field) }
+        guard let make = choices.first(where: { $0.key == name })?.value else {
+            let names = choices.map { "\"\($0.key)\"" }
+            let list = names.count == 2 ? names.joined(separator: " or ")
+                : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+            throw NotesError(.validation, "\(what) is \(list), got \"\(name.prefix(40))\"", field: field)
+        }
+        return try make(self)
+    }
+}
+
 /// A JSON object argument (nil for a nil text); anything else is an invalid argument.
 func object(_ text: String?, _ name: String) throws -> JSONObject? {
     try text.map { try JSONObject.parse(argument: $0, name) }
 }
 
-func articleStyle(_ json: String?, defaults: ArticleRowStyle = ArticleRowStyle()) throws -> ArticleRowStyle {
+/// A style from its JSON (every field optional, `defaults` for the missing ones; its fingerprint
+/// may come back and is ignored), read by the style's table; validated.
+func style<Style: LayoutStyle>(_ json: String?, _ name: String, defaults: Style) throws -> Style {
     var style = defaults
-    guard let r = try object(json, "article_style_json") else { return try style.validated() }
-    try r.only(["title_font", "title_size", "title_height", "top_padding", "title_left", "title_right", "title_spacing",
-                      "content_font", "content_size", "content_left", "content_right", "content_inset_top",
-                      "content_inset_bottom", "content_padding", "bottom_padding", "separator", "extra_height", "fingerprint"])
-    style.titleFont = try r.optionalString("title_font") ?? style.titleFont
-    style.titleSize = try r.optionalNumber("title_size") ?? style.titleSize
-    style.titleHeight = try r.nullableNumber("title_height", absent: style.titleHeight)
-    style.topPadding = try r.optionalNumber("top_padding") ?? style.topPadding
-    style.titleLeft = try r.optionalNumber("title_left") ?? style.titleLeft
-    style.titleRight = try r.optionalNumber("title_right") ?? style.titleRight
-    style.titleSpacing = try r.optionalNumber("title_spacing") ?? style.titleSpacing
-    style.contentFont = try r.optionalString("content_font") ?? style.contentFont
-    style.contentSize = try r.optionalNumber("content_size") ?? style.contentSize
-    style.contentLeft = try r.optionalNumber("content_left") ?? style.contentLeft
-    style.contentRight = try r.optionalNumber("content_right") ?? style.contentRight
-    style.contentInsetTop = try r.optionalNumber("content_inset_top") ?? style.contentInsetTop
-    style.contentInsetBottom = try r.optionalNumber("content_inset_bottom") ?? style.contentInsetBottom
-    style.contentPadding = try r.optionalNumber("content_padding") ?? style.contentPadding
-    style.bottomPadding = try r.optionalNumber("bottom_padding") ?? style.bottomPadding
-    style.separator = try r.optionalNumber("separator") ?? style.separator
-    style.extraHeight = try r.optionalNumber("extra_height") ?? style.extraHeight
-    return try style.validated()
-}
-
-func bubbleStyle(_ json: String?) throws -> BubbleStyle {
-    var style = BubbleStyle()
-    guard let r = try object(json, "bubble_style_json") else { return try style.validated() }
-    try r.only(["font", "size", "max_text_width", "max_text_height", "inset_top", "inset_bottom", "inset_side", "tail_margin",
-                      "side_margin", "row_margin_top", "row_margin_bottom", "fingerprint"])
-    style.font = try r.optionalString("font") ?? style.font
-    style.size = try r.optionalNumber("size") ?? style.size
-    style.maxTextWidth = try r.optionalNumber("max_text_width") ?? style.maxTextWidth
-    style.maxTextHeight = try r.nullableNumber("max_text_height", absent: style.maxTextHeight)
-    style.insetTop = try r.optionalNumber("inset_top") ?? style.insetTop
-    style.insetBottom = try r.optionalNumber("inset_bottom") ?? style.insetBottom
-    style.insetSide = try r.optionalNumber("inset_side") ?? style.insetSide
-    style.tailMargin = try r.optionalNumber("tail_margin") ?? style.tailMargin
-    style.sideMargin = try r.optionalNumber("side_margin") ?? style.sideMargin
-    style.rowMarginTop = try r.optionalNumber("row_margin_top") ?? style.rowMarginTop
-    style.rowMarginBottom = try r.optionalNumber("row_margin_bottom") ?? style.rowMarginBottom
+    guard let r = try object(json, name) else { return try style.validated() }
+    try r.only(Style.fields.map(\.name) + ["fingerprint"])
+    for field in Style.fields {
+        if field.rule == .font {
+            if let family = try r.optionalString(field.name) { field.set(.font(family), in: &style) }
+        } else if field.absent != nil {
+            if r.value(field.name) != nil { field.set(try r.optionalNumber(field.name).map { .number($0) } ?? .none, in: &style) }
+        } else if let number = try r.optionalNumber(field.name) {
+            field.set(.number(number), in: &style)
+        }
+    }
     return try style.validated()
 }

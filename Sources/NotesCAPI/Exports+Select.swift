@@ -6,7 +6,7 @@ import NotesKit
 /// "No bound" for the since/until arguments.
 let NK_NO_TIME = Int64.min
 
-private func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
+func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
     guard ms != NK_NO_TIME else { return nil }
     guard Timestamp.range.contains(ms) else {
         throw NotesError(.validation, "\(name) is outside the years 1 to 9999: \(ms) ms", field: name)
@@ -15,7 +15,7 @@ private func time(_ ms: Int64, _ name: String) throws -> Timestamp? {
 }
 
 /// 1 ascending, -1 descending, 0 the kind's default.
-private func ascending(_ order: Int32, default value: Bool) throws -> Bool {
+func ascending(_ order: Int32, default value: Bool) throws -> Bool {
     switch order {
     case 0: return value
     case 1: return true
@@ -47,8 +47,13 @@ private func messages(_ handle: OpaquePointer?, _ conversation: Int64, _ since: 
         fromMe: fromMe < 0 ? nil : fromMe == 1, ascending: try ascending(order, default: true))
 }
 
+/// `since_ms`/`until_ms` as a range (`NK_NO_TIME` for no bound).
+func range(_ since: Int64, _ until: Int64) throws -> TimeRange {
+    TimeRange(since: try time(since, "since"), until: try time(until, "until"))
+}
+
 @inline(__always)
-private func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ threads: Int32, _ make: () throws -> Selection) -> Int32 {
+func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ threads: Int32, _ make: () throws -> Selection) -> Int32 {
     call {
         let out = try outPointer(out, "out_stream")
         let threads = try threadCount(threads)
@@ -56,13 +61,6 @@ private func callStream(_ out: UnsafeMutablePointer<ArrowArrayStream>?, _ thread
     }
 }
 
-@inline(__always)
-private func callCount(_ out: UnsafeMutablePointer<Int64>?, _ make: () throws -> Selection) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_count")
-        out.pointee = Int64(try make().count())
-    }
-}
 
 @_cdecl("nk_article_select")
 public func nk_article_select(_ handle: OpaquePointer?, _ since: Int64, _ until: Int64, _ order: Int32, _ threads: Int32,
@@ -72,7 +70,7 @@ public func nk_article_select(_ handle: OpaquePointer?, _ since: Int64, _ until:
 
 @_cdecl("nk_article_select_count")
 public func nk_article_select_count(_ handle: OpaquePointer?, _ since: Int64, _ until: Int64, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try articles(handle, since, until, 0) }
+    callCount(out) { try articles(handle, since, until, 0).count() }
 }
 
 @_cdecl("nk_message_select")
@@ -84,7 +82,7 @@ public func nk_message_select(_ handle: OpaquePointer?, _ conversation: Int64, _
 @_cdecl("nk_message_select_count")
 public func nk_message_select_count(_ handle: OpaquePointer?, _ conversation: Int64, _ since: Int64, _ until: Int64, _ fromMe: Int32,
                                     _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try messages(handle, conversation, since, until, fromMe, 0) }
+    callCount(out) { try messages(handle, conversation, since, until, fromMe, 0).count() }
 }
 
 @_cdecl("nk_conversation_select")
@@ -94,7 +92,7 @@ public func nk_conversation_select(_ handle: OpaquePointer?, _ threads: Int32, _
 
 @_cdecl("nk_conversation_select_count")
 public func nk_conversation_select_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    callCount(out) { try store(handle).conversations.select() }
+    callCount(out) { try store(handle).conversations.count() }
 }
 
 extension NotesError {

@@ -21,7 +21,9 @@ extension JSONWriter {
         if let v { int(v) } else { null() }
     }
 
-    mutating func list<T>(_ items: [T], _ write: (inout JSONWriter, T) -> Void) {
+    /// A JSON array of `items`; `bytesEach`: room reserved for about that many bytes an item.
+    mutating func list<T>(_ items: [T], bytesEach: Int = 0, _ write: (inout JSONWriter, T) -> Void) {
+        if bytesEach > 0 { bytes.reserveCapacity(bytes.count + items.count * bytesEach + 2) }
         raw("[")
         for (n, item) in items.enumerated() {
             if n > 0 { raw(",") }
@@ -46,69 +48,54 @@ extension JSONWriter {
     }
 
     mutating func metrics(_ m: TextMetrics) {
-        raw("{"); key("width"); int(Int64(m.width))
-        raw(","); key("height"); int(Int64(m.height))
-        raw(","); key("line_count"); int(Int64(m.lineCount))
-        raw(","); key("unknown_glyphs"); int(Int64(m.unknownGlyphs))
+        object(["width": .int(m.width), "height": .int(m.height), "line_count": .int(m.lineCount), "unknown_glyphs": .int(m.unknownGlyphs)])
+    }
+
+    /// A member of a result object.
+    enum Member {
+        case int(Int), number(Double), bool(Bool), string(String)
+    }
+
+    /// `{"key": value, ...}`, the members in the order given.
+    mutating func object(_ members: KeyValuePairs<StaticString, Member>) {
+        raw("{")
+        for (n, (name, value)) in members.enumerated() {
+            if n > 0 { raw(",") }
+            key(name)
+            switch value {
+            case let .int(v): int(Int64(v))
+            case let .number(v): number(v)
+            case let .bool(v): bool(v)
+            case let .string(v): string(v)
+            }
+        }
         raw("}")
     }
 }
 
 extension JSONWriter {
-    mutating func articleStyle(_ s: ArticleRowStyle) {
-        raw("{"); key("title_font"); string(s.titleFont)
-        raw(","); key("title_size"); number(s.titleSize)
-        raw(","); key("title_height"); if let h = s.titleHeight { number(h) } else { raw("null") }
-        raw(","); key("top_padding"); number(s.topPadding)
-        raw(","); key("title_left"); number(s.titleLeft)
-        raw(","); key("title_right"); number(s.titleRight)
-        raw(","); key("title_spacing"); number(s.titleSpacing)
-        raw(","); key("content_font"); string(s.contentFont)
-        raw(","); key("content_size"); number(s.contentSize)
-        raw(","); key("content_left"); number(s.contentLeft)
-        raw(","); key("content_right"); number(s.contentRight)
-        raw(","); key("content_inset_top"); number(s.contentInsetTop)
-        raw(","); key("content_inset_bottom"); number(s.contentInsetBottom)
-        raw(","); key("content_padding"); number(s.contentPadding)
-        raw(","); key("bottom_padding"); number(s.bottomPadding)
-        raw(","); key("separator"); number(s.separator)
-        raw(","); key("extra_height"); number(s.extraHeight)
-        raw(","); key("fingerprint"); string(s.fingerprint)
-        raw("}")
-    }
-
-    mutating func bubbleStyle(_ s: BubbleStyle) {
-        raw("{"); key("font"); string(s.font)
-        raw(","); key("size"); number(s.size)
-        raw(","); key("max_text_width"); number(s.maxTextWidth)
-        raw(","); key("max_text_height"); if let h = s.maxTextHeight { number(h) } else { raw("null") }
-        raw(","); key("inset_top"); number(s.insetTop)
-        raw(","); key("inset_bottom"); number(s.insetBottom)
-        raw(","); key("inset_side"); number(s.insetSide)
-        raw(","); key("tail_margin"); number(s.tailMargin)
-        raw(","); key("side_margin"); number(s.sideMargin)
-        raw(","); key("row_margin_top"); number(s.rowMarginTop)
-        raw(","); key("row_margin_bottom"); number(s.rowMarginBottom)
-        raw(","); key("fingerprint"); string(s.fingerprint)
+    /// A style as its table lists it, then its fingerprint.
+    mutating func style<Style: LayoutStyle>(_ s: Style) {
+        raw("{")
+        for field in Style.fields {
+            string(field.name); raw(":")
+            switch field.value(of: s) {
+            case let .font(family): string(family)
+            case let .number(n): number(n)
+            case .none: null()
+            }
+            raw(",")
+        }
+        key("fingerprint"); string(s.fingerprint)
         raw("}")
     }
 
     mutating func bubble(_ b: Bubble) {
-        raw("{"); key("x"); number(b.x)
-        raw(","); key("width"); number(b.width)
-        raw(","); key("height"); number(b.height)
-        raw(","); key("text_width"); number(b.textWidth)
-        raw(","); key("text_height"); number(b.textHeight)
-        raw(","); key("from_me"); bool(b.fromMe)
-        raw(","); key("row_height"); number(b.rowHeight)
-        raw("}")
+        object(["x": .number(b.x), "width": .number(b.width), "height": .number(b.height), "text_width": .number(b.textWidth),
+                "text_height": .number(b.textHeight), "from_me": .bool(b.fromMe), "row_height": .number(b.rowHeight)])
     }
 
     mutating func picture(_ p: Picture) {
-        raw("{"); key("path"); string(p.path)
-        raw(","); key("width"); int(Int64(p.width))
-        raw(","); key("height"); int(Int64(p.height))
-        raw(","); key("rows"); int(Int64(p.rows))
-        raw("}")
+        object(["path": .string(p.path), "width": .int(p.width), "height": .int(p.height), "rows": .int(p.rows)])
     }
 }

@@ -31,7 +31,7 @@ struct ArrowExportTests {
         let before = outstanding()
         var array = ArrowArray(), schema = ArrowSchema()
         var cursor: UnsafeMutablePointer<CChar>?
-        #expect(nk_article_list(store, 2, nil, &array, &schema, &cursor) == 0)
+        #expect(nk_article_list(store, 2, nil, Int64.min, Int64.min, 0, &array, &schema, &cursor) == 0)
         #expect(array.length == 2 && array.n_children == 7 && schema.n_children == 7)
         #expect(String(cString: schema.format) == "+s")
         #expect(String(cString: schema.children[4]!.pointee.format) == "tsm:UTC")

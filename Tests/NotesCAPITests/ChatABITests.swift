@@ -40,9 +40,9 @@ struct ChatABITests {
         #expect(nk_message_insert_many(store, id, nil, 0, &written) == 1)
         #expect(written == nil)
         var array = ArrowArray(), schema = ArrowSchema()
-        #expect(nk_conversation_history(store, id, 50, "forged.1.2.0000000000000000", &array, &schema, &out) == 2)
-        #expect(nk_conversation_history(store, id, 0, nil, &array, &schema, &out) == 2)
-        #expect(nk_conversation_history(store, id, 50, nil, nil, &schema, &out) == 1)
+        #expect(nk_conversation_history(store, id, 50, "forged.1.2.0000000000000000", Int64.min, Int64.min, &array, &schema, &out) == 2)
+        #expect(nk_conversation_history(store, id, 0, nil, Int64.min, Int64.min, &array, &schema, &out) == 2)
+        #expect(nk_conversation_history(store, id, 50, nil, Int64.min, Int64.min, nil, &schema, &out) == 1)
         #expect(out == nil && array.release == nil && schema.release == nil)
 
         var seq: Int64 = -1

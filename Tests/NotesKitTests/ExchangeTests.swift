@@ -21,6 +21,20 @@ func writeFile(_ path: String, _ text: String) throws {
 
 @Suite("Import and export in the core")
 struct ExchangeTests {
+    @Test("an error names the options to pass in the core's own words, and lists them for the bindings")
+    func optionsInMessages() throws {
+        let folder = try temporaryFolder()
+        let store = try Store.memory()
+        let error = try #require(throws: NotesError.self) { try store.export(to: folder) }
+        #expect(error.code == "folder_needs_format")
+        #expect(error.message.contains("`format: .markdown` or `format: .csv`"))
+        #expect(error.options == [NotesError.Option(name: "format", value: .choice("markdown")),
+                                  NotesError.Option(name: "format", value: .choice("csv"))])
+        #expect(error.options.allSatisfy { error.message.contains($0.text) })
+        let plain = NotesError(.validation, "no options here")
+        #expect(plain.options.isEmpty)
+    }
+
     @Test("a store round-trips through NotesKit JSON and JSON Lines with every field")
     func roundTrip() throws {
         let folder = try temporaryFolder()

@@ -168,4 +168,48 @@ struct LayoutTests {
         try panel.drag(translation: 15)
         #expect(panel.endDrag() == .hidden && panel.topOffset == -50)
     }
+
+    @Test("events applied through apply(_:) move the models as their methods do")
+    func appliedEvents() throws {
+        var keyboard = KeyboardModel()
+        try keyboard.apply(.show(keyboardHeight: 336))
+        #expect(keyboard.editorBottomInset == 341 && keyboard.chatOffset == -336)
+        try keyboard.apply(.hide)
+        #expect(keyboard == KeyboardModel())
+        let tooTall = try #require(throws: NotesError.self) { try keyboard.apply(.show(keyboardHeight: 1e9)) }
+        #expect(tooTall.field == "keyboard_height" && !keyboard.isShown)
+        var panel = SearchPanel()
+        for event: SearchPanel.Event in [.drag(translation: -60), .drag(translation: -95), .endDrag,
+                                         .keyboardWillShow(height: 336), .keyboardWillShow(height: 336)] {
+            try panel.apply(event)
+        }
+        #expect(panel.state == .shown && panel.topOffset == -491 && panel.maskCount == 1)
+        try panel.apply(.keyboardWillHide)
+        #expect(panel == SearchPanel())
+        try panel.apply(.show)
+        try panel.apply(.hide)
+        #expect(panel == SearchPanel())
+        #expect(try SearchPanel(state: .shown).topOffset == SearchPanel.restingOffset(.shown))
+    }
+
+    @Test("a style's table lists every field once and keeps the fingerprints of earlier versions")
+    func styleTables() throws {
+        #expect(ArticleRowStyle().fingerprint == "9437c958909c93e1")
+        #expect(BubbleStyle().fingerprint == "f1e31d863b0faa6a")
+        #expect(Set(ArticleRowStyle.fields.map(\.name)).count == ArticleRowStyle.fields.count)
+        #expect(Set(BubbleStyle.fields.map(\.name)).count == BubbleStyle.fields.count)
+        // Every field takes part: changing any one changes the fingerprint.
+        for field in ArticleRowStyle.fields {
+            var style = ArticleRowStyle()
+            field.set(field.rule == .font ? .font("DejaVu Sans") : .number(3), in: &style)
+            #expect(style.fingerprint != ArticleRowStyle().fingerprint, "\(field.name)")
+        }
+        var style = BubbleStyle()
+        BubbleStyle.fields.first { $0.name == "inset_side" }?.set(.number(.nan), in: &style)
+        let error = try #require(throws: NotesError.self) { try style.validated() }
+        #expect(error.field == "inset_side")
+        var capped = BubbleStyle()
+        capped.maxTextHeight = 999
+        #expect(try capped.validated() == capped && capped.fingerprint != BubbleStyle().fingerprint)
+    }
 }

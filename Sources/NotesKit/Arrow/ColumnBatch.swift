@@ -9,7 +9,7 @@ import Glibc
 
 /// A growable malloc'ed buffer. `take()` hands its memory over to a new owner (who frees it with
 /// `free`); otherwise it is freed with the buffer.
-public final class ByteBuffer: @unchecked Sendable {
+public final class ByteBuffer {
     // Appended to once per value of a million-row scan: the run-time exclusivity checks of class
     // properties cost a tenth of it, and a buffer is only ever used by one thread at a time.
     @exclusivity(unchecked) public private(set) var base: UnsafeMutableRawPointer?
@@ -26,7 +26,7 @@ public final class ByteBuffer: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func reserve(_ extra: Int) -> Bool {
-        count + extra <= capacity || grow(to: Swift.max(count + extra, capacity * 2, 64))
+        count + extra <= capacity || grow(to: Swift.max(count + extra, capacity * 2, 256))
     }
 
     private func grow(to wanted: Int) -> Bool {
@@ -89,7 +89,7 @@ public enum ColumnKind: Sendable {
 }
 
 /// One column of a batch, appended to row by row.
-public final class Column: @unchecked Sendable {
+public final class Column {
     public let name: String
     public let kind: ColumnKind
     /// Declared nullable in the schema (a null appended to another column makes it nullable too).
@@ -98,8 +98,10 @@ public final class Column: @unchecked Sendable {
     @exclusivity(unchecked) public private(set) var nullCount = 0
     /// Values: int64s, the boolean bitmap, UTF-8 bytes, or a list's int32 items.
     let values = ByteBuffer()
-    /// String and list offsets (one more than the rows); int64 while building.
-    @exclusivity(unchecked) var offsets: [Int64] = []
+    /// String and list offsets (one more than the rows), written as Arrow has them: int32, or int64
+    /// once a string column's text passes 2 GiB (`wide`: the column is then a `large_string`).
+    @exclusivity(unchecked) var offsets = ByteBuffer()
+    @exclusivity(unchecked) private(set) var wide = false
     /// The validity bitmap, made at the first null.
     @exclusivity(unchecked) var validity: ByteBuffer?
 
@@ -107,15 +109,43 @@ public final class Column: @unchecked Sendable {
         self.name = name
         self.kind = kind
         self.nullable = nullable
-        if kind == .string || kind == .int32List { offsets = [0] }
+        if kind == .string || kind == .int32List { offsets.append(Int32(0)) }
+    }
+
+    /// Appends the offset where the next row starts.
+    @inline(__always)
+    private func appendOffset(_ end: Int) {
+        if !wide && end <= Int(Int32.max) {
+            offsets.append(Int32(truncatingIfNeeded: end))
+        } else {
+            widen()
+            offsets.append(Int64(end))
+        }
+    }
+
+    /// Rewrites the int32 offsets as int64 (a string column whose text passed 2 GiB).
+    private func widen() {
+        guard !wide else { return }
+        let old = offsets
+        offsets = ByteBuffer(capacity: old.count * 2)
+        if let base = old.base {
+            for i in 0..<old.count / 4 { offsets.append(Int64(base.load(fromByteOffset: 4 * i, as: Int32.self))) }
+        }
+        wide = true
+    }
+
+    /// The offset of row `row` (0 ... length).
+    func offset(_ row: Int) -> Int {
+        guard let base = offsets.base else { return 0 }
+        return wide ? Int(base.load(fromByteOffset: 8 * row, as: Int64.self)) : Int(base.load(fromByteOffset: 4 * row, as: Int32.self))
     }
 
     func reserve(rows: Int, bytes: Int = 0) {
         switch kind {
         case .int64, .timestamp: values.reserve(rows * 8)
         case .bool: values.reserve(rows / 8 + 1)
-        case .string: offsets.reserveCapacity(offsets.count + rows); values.reserve(bytes)
-        case .int32List: offsets.reserveCapacity(offsets.count + rows)
+        case .string: offsets.reserve(rows * (wide ? 8 : 4)); values.reserve(bytes)
+        case .int32List: offsets.reserve(rows * 4)
         }
     }
 
@@ -148,7 +178,7 @@ public final class Column: @unchecked Sendable {
     @inline(__always)
     public func append(utf8 bytes: UnsafeRawBufferPointer) {
         values.append(bytes)
-        offsets.append(Int64(values.count))
+        appendOffset(values.count)
         valid()
     }
 
@@ -162,7 +192,7 @@ public final class Column: @unchecked Sendable {
             values.append(Int32(clamping: r.lowerBound))
             values.append(Int32(clamping: r.upperBound))
         }
-        offsets.append(Int64(values.count / 4))
+        appendOffset(values.count / 4)
         valid()
     }
 
@@ -176,8 +206,8 @@ public final class Column: @unchecked Sendable {
         switch kind {
         case .int64, .timestamp: values.append(Int64(0))
         case .bool: setBit(values, length, false)
-        case .string: offsets.append(Int64(values.count))
-        case .int32List: offsets.append(Int64(values.count / 4))
+        case .string: appendOffset(values.count)
+        case .int32List: appendOffset(values.count / 4)
         }
         setBit(validity!, length, false)
         nullCount += 1
@@ -188,7 +218,7 @@ public final class Column: @unchecked Sendable {
     public var textBytes: Int { kind == .string ? values.count : 0 }
 
     /// True when memory ran out while appending.
-    public var failed: Bool { values.failed || validity?.failed == true }
+    public var failed: Bool { values.failed || offsets.failed || validity?.failed == true }
 }
 
 /// One finished column, its buffers handed over: what the C ABI wraps as an Arrow array.
@@ -225,39 +255,31 @@ extension Column {
         let validityBuffer = validity?.take()
         let rows = length, nulls = nullCount
         let isNullable = nullable || nulls > 0
-        defer { length = 0; nullCount = 0; validity = nil; offsets = kind == .string || kind == .int32List ? [0] : [] }
+        defer {
+            length = 0; nullCount = 0; validity = nil; wide = false
+            if kind == .string || kind == .int32List { offsets.append(Int32(0)) }
+        }
         switch kind {
         case .int64, .timestamp, .bool:
             let format = kind == .int64 ? "l" : kind == .timestamp ? "tsm:UTC" : "b"
             return FinishedColumn(name: name, format: format, nullable: isNullable, length: rows, nullCount: nulls,
                                   buffers: [validityBuffer, values.take()], child: [])
         case .string:
-            let large = values.count > Int(Int32.max)
             let data = values.take()
-            return FinishedColumn(name: name, format: large ? "U" : "u", nullable: isNullable, length: rows, nullCount: nulls,
-                                  buffers: [validityBuffer, Self.offsetBuffer(offsets, large: large), data], child: [])
+            return FinishedColumn(name: name, format: wide ? "U" : "u", nullable: isNullable, length: rows, nullCount: nulls,
+                                  buffers: [validityBuffer, offsets.take(), data], child: [])
         case .int32List:
-            let items = offsets.last.map { Int($0) } ?? 0
+            let items = offset(rows)
             let item = FinishedColumn(name: "item", format: "i", nullable: false, length: items, nullCount: 0,
                                       buffers: [nil, values.take()], child: [])
             return FinishedColumn(name: name, format: "+l", nullable: isNullable, length: rows, nullCount: nulls,
-                                  buffers: [validityBuffer, Self.offsetBuffer(offsets, large: false)], child: [item])
+                                  buffers: [validityBuffer, offsets.take()], child: [item])
         }
-    }
-
-    private static func offsetBuffer(_ offsets: [Int64], large: Bool) -> UnsafeMutableRawPointer? {
-        let out = ByteBuffer(capacity: offsets.count * (large ? 8 : 4))
-        if large {
-            offsets.withUnsafeBytes { out.append($0) }
-        } else {
-            for o in offsets { out.append(Int32(truncatingIfNeeded: o)) }
-        }
-        return out.take()
     }
 }
 
 /// Rows of one kind of record as columns: one Arrow record batch once finished.
-public final class ColumnBatch: @unchecked Sendable {
+public final class ColumnBatch {
     public let columns: [Column]
     @exclusivity(unchecked) public private(set) var count = 0
 
@@ -305,27 +327,21 @@ extension Column {
         case .bool:
             let bits = (0..<n).map { bit(values, $0) }
             rebuildBits(values, bits.reversed())
-        case .string:
+        case .string, .int32List:
+            let unit = kind == .string ? 1 : 4
             let old = ByteBuffer(capacity: values.count)
             if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
-            let oldOffsets = offsets
+            let oldStarts = (0...n).map { offset($0) }
             values.reset()
-            offsets = [0]
+            offsets.reset()
+            offsets.append(Int32(0))
+            let wasWide = wide
+            wide = false
+            if wasWide { widen() }
             for row in stride(from: n - 1, through: 0, by: -1) {
-                let start = Int(oldOffsets[row]), end = Int(oldOffsets[row + 1])
+                let start = oldStarts[row] * unit, end = oldStarts[row + 1] * unit
                 if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
-                offsets.append(Int64(values.count))
-            }
-        case .int32List:
-            let old = ByteBuffer(capacity: values.count)
-            if let base = values.base { old.append(UnsafeRawBufferPointer(start: base, count: values.count)) }
-            let oldOffsets = offsets
-            values.reset()
-            offsets = [0]
-            for row in stride(from: n - 1, through: 0, by: -1) {
-                let start = Int(oldOffsets[row]) * 4, end = Int(oldOffsets[row + 1]) * 4
-                if let base = old.base { values.append(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
-                offsets.append(Int64(values.count / 4))
+                appendOffset(values.count / unit)
             }
         }
         if let validity {

@@ -20,6 +20,8 @@ enum CSVFormat {
     static let articlesFile = "articles.csv"
     static let conversationsFile = "conversations.csv"
     static let messagesFile = "messages.csv"
+    /// What `ExportOptions.excel` puts first: UTF-8's byte order mark, U+FEFF.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// The tables a CSV file can hold.
     enum Table: String {
@@ -48,8 +50,9 @@ enum CSVFormat {
         let isFile = ExchangeFormat.fromExtension(path) == .csv && !(fileKind(path)?.isDirectory ?? false)
         if isFile {
             let file = try OutputFile.replacing(path, mode: options.fileMode)
+            if options.excel { try file.write(byteOrderMark) }
             var report = ExportReport()
-            try store.exportSnapshot { reader in
+            try store.exportSnapshot(range: options.range) { reader in
                 switch options.table {
                 case "messages": try writeMessages(reader, to: file, &report)
                 case "conversations": try writeConversations(reader, to: file, &report)
@@ -62,9 +65,10 @@ enum CSVFormat {
         }
         let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             for (name, write) in [(articlesFile, writeArticles), (conversationsFile, writeConversations), (messagesFile, writeMessages)] {
                 guard let file = try folder.create(name) else { throw NotesError(.internalError, "\(name) exists in a new folder") }
+                if options.excel { try file.write(byteOrderMark) }
                 try write(reader, file, &report)
                 try file.commit()
                 report.files += 1
@@ -213,7 +217,7 @@ enum CSVFormat {
         for (i, name) in mapped.enumerated() {
             guard known.contains(name) else {
                 if options.unknownColumns == .ignore { continue }
-                throw formatError(name, "unknown column \"\(name.prefix(40))\" (expected \(known.joined(separator: ", ")); pass columns={\"\(name.prefix(40))\": \"title\", ...} to map it, or unknown_columns=\"ignore\" to drop it)")
+                throw formatError(name, "unknown column \"\(name.prefix(40))\" (expected \(known.joined(separator: ", ")); map it to a field with \(option: "columns"), or drop it with \(option: "unknownColumns", choice: "ignore"))")
             }
             guard columns.index[name] == nil else { throw formatError(name, "column \"\(name)\" appears twice") }
             columns.index[name] = i
@@ -329,7 +333,7 @@ struct CSVReader {
                     let likely = CSVFormat.likelyEncoding(bytes)
                     let name = likely.prefix { $0 != " " }
                     throw formatError(i < names.count ? String(names[i].prefix(40)) : nil,
-                                      "\(column) is not valid UTF-8: the file looks like \(likely); pass encoding=\"\(name)\"")
+                                      "\(column) is not valid UTF-8: the file looks like \(likely); pass \(option: "encoding", string: String(name))")
                 }
                 return s
             }

@@ -31,11 +31,11 @@ public enum ExchangeFormat: String, Sendable, CaseIterable {
     static func resolve(_ given: ExchangeFormat?, path: String, isFolder: Bool, reading: Bool = false) throws -> ExchangeFormat {
         if let given { return given }
         if isFolder {
-            throw NotesError(.validation, "\(path) is a folder: pass format=\"markdown\" or format=\"csv\"", field: "format",
+            throw NotesError(.validation, "\(path) is a folder: pass \(option: "format", choice: "markdown") or \(option: "format", choice: "csv")", field: "format",
                              code: "folder_needs_format")
         }
         guard let format = fromExtension(path) else {
-            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass format= one of \(allCases.map(\.rawValue).joined(separator: ", "))", field: "format")
+            throw NotesError(.validation, "cannot tell the format of \(path) from its extension (.json, .jsonl, .csv, .txt, .md); pass \(option: "format") one of \(allCases.map(\.rawValue).joined(separator: ", "))", field: "format")
         }
         // Other apps' exports share the extensions: told apart by their first bytes.
         if reading, format == .json, try ForeignChat.looksLikeTelegram(path) { return .telegram }
@@ -163,11 +163,21 @@ public struct ExportOptions: Sendable {
     /// whatever the umask; an exported folder gets ``FileModes/folderMode(forFiles:)`` of it.
     /// Read and write bits only, with read and write for the owner (see ``FileModes/fileMode(_:field:)``).
     public var mode: UInt32?
+    /// CSV for Excel: a UTF-8 byte order mark first (Excel reads UTF-8 only after one) and CRLF
+    /// line ends (CSV has them anyway). CSV only.
+    public var excel = false
 
-    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil) {
+    /// Only the articles created, and the messages sent, within this range (their conversations:
+    /// those with a message in it); drafts only without a range.
+    public var range: TimeRange
+
+    public init(conversation: Int64? = nil, table: String? = nil, mode: UInt32? = nil, range: TimeRange = .all,
+                excel: Bool = false) {
         self.conversation = conversation
         self.table = table
         self.mode = mode
+        self.range = range
+        self.excel = excel
     }
 
     /// ``mode``, or owner-only.
@@ -206,6 +216,9 @@ extension Store {
             guard ["articles", "conversations", "messages"].contains(table) else {
                 throw NotesError(.validation, "table must be \"articles\", \"conversations\" or \"messages\", got \"\(table.prefix(40))\"", field: "table")
             }
+        }
+        if options.excel && format != .csv {
+            throw NotesError(.validation, "excel applies to CSV, not to \(format.rawValue)", field: "excel")
         }
         if options.conversation != nil && format != .transcript {
             throw NotesError(.validation, "conversation applies to transcripts, not to \(format.rawValue)", field: "conversation")

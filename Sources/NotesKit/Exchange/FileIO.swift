@@ -116,7 +116,7 @@ final class InputFile {
     init(path: String) throws {
         guard let kind = fileKind(path) else { throw fileError("read", path) }
         guard !kind.isDirectory else {
-            throw NotesError(.validation, "\(path) is a folder; give a file, or format=\"markdown\" or \"csv\" for a folder", field: "path",
+            throw NotesError(.validation, "\(path) is a folder; give a file, or \(option: "format", choice: "markdown") or \(option: "format", choice: "csv") for a folder", field: "path",
                              code: "folder_needs_format")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -270,7 +270,7 @@ final class OutputFile {
     static func replacing(_ path: String, mode: UInt32) throws -> OutputFile {
         var info = stat()
         if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw NotesError(.validation, "\(path) is a folder; exporting to one needs format=\"markdown\" or \"csv\"", field: "path",
+            throw NotesError(.validation, "\(path) is a folder; exporting to one needs \(option: "format", choice: "markdown") or \(option: "format", choice: "csv")", field: "path",
                              code: "folder_needs_format")
         }
         let calls = FileCalls.current
@@ -580,9 +580,9 @@ enum ByteOrderMark {
     /// Refuses a file that starts with a UTF-16 or UTF-32 mark, naming the encoding.
     static func check(_ b: UnsafeBufferPointer<UInt8>, path: String) throws {
         guard let encoding = foreign(b) else { return }
-        let hint = encoding.hasPrefix("UTF-16") ? "; for a CSV file pass encoding=\"utf-16\", or save it as UTF-8" : "; save it as UTF-8"
-        throw NotesError(.format, "\(path), line 1: the file is \(encoding) text (it starts with that byte order mark), not UTF-8\(hint)",
-                         line: 1, file: path)
+        let start = "\(path), line 1: the file is \(encoding) text (it starts with that byte order mark), not UTF-8"
+        throw NotesError(.format, encoding.hasPrefix("UTF-16") ? "\(start); for a CSV file pass \(option: "encoding", string: "utf-16"), or save it as UTF-8"
+                                                                : "\(start); save it as UTF-8", line: 1, file: path)
     }
 }
 
@@ -648,7 +648,7 @@ final class Transcoder {
                     throw NotesError(.format, "\(path): the file ends inside a character (byte \(offset)); is it really \(encoding) text?", file: path)
                 }
             default:
-                throw NotesError(.format, "\(path): byte \(offset) is not valid \(encoding) text; pass the file's real encoding as encoding=", file: path)
+                throw NotesError(.format, "\(path): byte \(offset) is not valid \(encoding) text; pass the file's real encoding as \(option: "encoding")", file: path)
             }
         }
     }

@@ -59,9 +59,7 @@ enum ForeignChat {
 /// own id, so a newer export of the same chat adds only what is new.
 enum TelegramExport {
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         let reader = Reader(path: path, importer: importer, scanner: JSONScanner(file: file))
         reader.setMe(importer.options.me)
         var single = Chat()
@@ -239,7 +237,7 @@ enum TelegramExport {
                 } else if chatType == "personal_chat", let id = chatId {
                     fromMe = fromId != "user\(id)"
                 } else {
-                    throw formatError("from", "the export does not say which account made it: pass me=\"Your Name\" (or your id, me=\"user123456789\")")
+                    throw formatError("from", "the export does not say which account made it: pass \(option: "me", string: "Your Name") (or your id, \(option: "me", string: "user123456789"))")
                 }
                 var messageId = ""
                 if case let .int(id)? = value["id"] { messageId = String(id) }
@@ -462,7 +460,7 @@ enum WhatsAppChat {
     }
 
     /// A message being read: its first line and what follows.
-    private struct Pending {
+    private struct Pending: PendingMessage {
         var sentAt: Timestamp
         var sender: String?
         var content: String
@@ -479,19 +477,12 @@ enum WhatsAppChat {
             me = survey.senders.first { $0 != defaultTitle }
         }
         let order = options.dateOrder ?? survey.order
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var target = try ChatTarget(path: path, importer: importer, kind: "whatsapp", defaultTitle: defaultTitle)
         var pending: Pending?
 
         func flush() throws {
-            guard let message = pending else { return }
-            pending = nil
-            let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong {
-                return try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
-            }
+            guard case let (message, location)? = try importer.take(&pending, in: path) else { return }
             guard let sender = message.sender else { return try importer.leaveOut(.systemMessage, at: location) }
             if isMediaOnly(message.content) { return try importer.leaveOut(.mediaOnly, at: location) }
             // iOS marks its system lines (the encryption notice, deleted messages) with a leading LRM.
@@ -513,14 +504,14 @@ enum WhatsAppChat {
                 try flush()
                 let location = SourceLocation(file: path, line: number)
                 guard let order = order ?? (h.yearFirst ? .dmy : nil) else {
-                    throw Importer.locate(formatError("date_order", "the dates could be day first or month first (no day in the file is above 12): pass date_order=\"dmy\" or \"mdy\""), at: location)
+                    throw Importer.locate(formatError("date_order", "the dates could be day first or month first (no day in the file is above 12): pass \(option: "dateOrder", choice: "dmy") or \(option: "dateOrder", choice: "mdy")"), at: location)
                 }
                 guard String(validating: bytes, as: UTF8.self) != nil else {
                     try importer.fail(formatError(nil, "the line is not valid UTF-8"), at: location)
                     continue
                 }
                 guard let local = localMilliseconds(h, order), let sentAt = importer.times.local(milliseconds: local) else {
-                    try importer.fail(formatError("date", "the date or time is not valid (read \(order == .dmy ? "day first" : "month first"); pass date_order= if that is wrong)"), at: location)
+                    try importer.fail(formatError("date", "the date or time is not valid (read \(order == .dmy ? "day first" : "month first"); pass \(option: "dateOrder") if that is wrong)"), at: location)
                     continue
                 }
                 if let colon = h.colon {

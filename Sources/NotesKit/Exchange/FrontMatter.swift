@@ -170,24 +170,11 @@ enum FrontMatter {
             guard c == "\\" else { out.unicodeScalars.append(c); continue }
             guard let e = chars.first else { break }
             chars = chars.dropFirst()
+            if let single = FrontMatter.escapes[e] {
+                out.unicodeScalars.append(single)
+                continue
+            }
             switch e {
-            case "\"": out += "\""
-            case "\\": out += "\\"
-            case "/": out += "/"
-            case "n": out += "\n"
-            case "t", "\t": out += "\t"
-            case "r": out += "\r"
-            case "b": out += "\u{08}"
-            case "f": out += "\u{0C}"
-            case "v": out += "\u{0B}"
-            case "a": out += "\u{07}"
-            case "e": out += "\u{1B}"
-            case "0": out += "\u{00}"
-            case " ": out += " "
-            case "N": out += "\u{85}"
-            case "_": out += "\u{A0}"
-            case "L": out += "\u{2028}"
-            case "P": out += "\u{2029}"
             case "x": out.unicodeScalars.append(try scalar(try code(2)))
             case "u":
                 var v = try code(4)
@@ -205,6 +192,13 @@ enum FrontMatter {
         }
         throw formatError(nil, "the double-quoted value is not closed")
     }
+
+    /// YAML's one-character escapes in a double-quoted value, and what each stands for.
+    static let escapes: [Unicode.Scalar: Unicode.Scalar] = [
+        "\"": "\"", "\\": "\\", "/": "/", "n": "\n", "t": "\t", "\t": "\t", "r": "\r", "b": "\u{08}", "f": "\u{0C}",
+        "v": "\u{0B}", "a": "\u{07}", "e": "\u{1B}", "0": "\u{00}", " ": " ", "N": "\u{85}", "_": "\u{A0}",
+        "L": "\u{2028}", "P": "\u{2029}",
+    ]
 
     /// After a closing quote only a comment may follow.
     private static func rest(_ chars: Substring.UnicodeScalarView) throws {

@@ -8,6 +8,14 @@ struct SourceLocation {
 /// One import run, shared by every format: it takes records as a format reads them, refuses
 /// duplicates within the file, derives missing uids, applies the conflict and error policies,
 /// counts what happened and reports progress. The formats only parse.
+/// A chat message a line-by-line reader is gathering (its text may go on over the next lines).
+protocol PendingMessage {
+    /// The line it starts on.
+    var line: Int { get }
+    /// Whether its text grew past the content limit.
+    var tooLong: Bool { get }
+}
+
 final class Importer {
     let writer: ImportWriter
     let options: ImportOptions
@@ -40,7 +48,7 @@ final class Importer {
     func add(_ read: @autoclosure () throws -> ExchangeRecord, at location: SourceLocation) throws {
         do {
             let record = try read()
-            count(try put(record), at: location)
+            if let outcome = try put(record, at: location) { count(outcome, at: location) }
         } catch let error as NotesError where error.kind == .format || error.kind == .validation {
             // A format that knows the line better (a Markdown file's front matter) sets it.
             var location = location
@@ -76,11 +84,51 @@ final class Importer {
 
     /// Skips a record read at `location` (see ``skip(_:at:)``) and counts it towards progress.
     func leaveOut(_ reason: SkipReason, at location: SourceLocation) throws {
+        try flush()
         skip(reason, at: location)
         try tick()
     }
 
-    private func put(_ record: ExchangeRecord) throws -> ImportOutcome {
+    // MARK: - Batches
+
+    /// New articles and messages wait here, in file order, and go into the store together through
+    /// the one bulk insert path (``ImportWriter/put(articles:policy:)``, ``ImportWriter/put(messages:)``);
+    /// their outcomes are counted then, at their places. Only one kind waits at a time: any other
+    /// record, a skip, a look-up of stored messages and the end of the import write them first, so
+    /// the store and the report see the file's order.
+    private var articleBatch: [(article: Article, given: Given, modifiedAt: Timestamp?)] = []
+    private var articleLocations: [SourceLocation] = []
+    private var messageBatch: [Message] = []
+    private var messageLocations: [SourceLocation] = []
+    /// Records per batch.
+    static let batchSize = 512
+
+    /// Writes the records waiting, and counts their outcomes.
+    func flush() throws {
+        if !articleBatch.isEmpty {
+            let outcomes = try writer.put(articles: articleBatch, policy: options.onConflict)
+            for (outcome, location) in zip(outcomes, articleLocations) { count(outcome, at: location) }
+            articleBatch.removeAll(keepingCapacity: true)
+            articleLocations.removeAll(keepingCapacity: true)
+        }
+        if !messageBatch.isEmpty {
+            let outcomes = try writer.put(messages: messageBatch)
+            for (outcome, location) in zip(outcomes, messageLocations) { count(outcome, at: location) }
+            messageBatch.removeAll(keepingCapacity: true)
+            messageLocations.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Imports `record`: its outcome, or nil when it waits in a batch (counted when written).
+    private func put(_ record: ExchangeRecord, at location: SourceLocation) throws -> ImportOutcome? {
+        switch record {
+        case .article:
+            if !messageBatch.isEmpty { try flush() }
+        case .message:
+            if !articleBatch.isEmpty { try flush() }
+        case .draft, .conversation:
+            try flush()
+        }
         let policy = options.onConflict
         switch record {
         case let .article(r):
@@ -89,9 +137,11 @@ final class Importer {
             let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), r.modifiedAt ?? writer.now)
             let article = Article(id: 0, uid: uid, title: r.title, content: r.content, createdAt: created,
                                   updatedAt: r.updatedAt ?? created, revision: r.revision ?? 1)
-            return try writer.put(article: article, given: Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil,
-                                                                 revision: r.revision != nil),
-                                  modifiedAt: r.modifiedAt, policy: policy)
+            articleBatch.append((article, Given(createdAt: r.createdAt != nil, updatedAt: r.updatedAt != nil, revision: r.revision != nil),
+                                 r.modifiedAt))
+            articleLocations.append(location)
+            if articleBatch.count >= Self.batchSize { try flush() }
+            return nil
         case let .draft(r):
             let uid = try claim(.draft, r.uid, identity: [r.articleUid ?? "", r.title, r.content, r.createdAt?.iso8601 ?? ""])
             let created = r.createdAt ?? min(r.updatedAt ?? .init(milliseconds: .max), writer.now)
@@ -113,13 +163,16 @@ final class Importer {
                                           r.sentAt?.iso8601 ?? ""]
             if r.identity == nil, let sender = r.sender { identity.append(sender) }
             let uid = try claim(.message, r.uid, identity: identity, occurrence: &occurrence)
-            if r.matchByContent, let sentAt = r.sentAt,
+            if r.matchByContent, let sentAt = r.sentAt, try { try flush(); return true }(),
                try writer.countSame(conversationId: conversationId, second: sentAt, fromMe: r.fromMe, content: r.content) > occurrence {
                 return .skipped(.transcriptMessageStored)
             }
             let message = Message(id: 0, uid: uid, conversationId: conversationId, content: r.content, fromMe: r.fromMe,
                                   sentAt: r.sentAt ?? writer.now, sender: r.sender)
-            return try writer.put(message: message)
+            messageBatch.append(message)
+            messageLocations.append(location)
+            if messageBatch.count >= Self.batchSize { try flush() }
+            return nil
         }
     }
 
@@ -140,6 +193,7 @@ final class Importer {
     func conversation(uid: String, title: String, firstSentAt: Timestamp?,
                       at location: SourceLocation? = nil) throws -> (String, Int64) {
         if let id = try writer.conversationId(uid: uid) { return (uid, id) }
+        try flush()
         let created = firstSentAt ?? writer.now
         let (outcome, id) = try writer.put(conversation: Conversation(id: 0, uid: uid, title: title, createdAt: created, lastActivityAt: created),
                                            given: Given(createdAt: false, updatedAt: false, revision: false), policy: .skip)
@@ -176,6 +230,27 @@ final class Importer {
 
     /// A record-level error: with `onError = .raise` it stops the import (which then writes
     /// nothing); with `.skip` it is listed in the report and the import goes on.
+    /// Opens the import file `path`: its size is the progress total, its byte order mark skipped.
+    func open(_ path: String) throws -> InputFile {
+        let file = try InputFile(path: path)
+        try begin(total: file.size)
+        try file.skipByteOrderMark()
+        return file
+    }
+
+    /// The message a line-by-line chat reader was gathering, taken for writing with where it
+    /// starts: nil when there is none, or when it grew past the content limit (refused there).
+    func take<Message: PendingMessage>(_ pending: inout Message?, in path: String) throws -> (Message, SourceLocation)? {
+        guard let message = pending else { return nil }
+        pending = nil
+        let location = SourceLocation(file: path, line: message.line)
+        guard !message.tooLong else {
+            try fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
+            return nil
+        }
+        return (message, location)
+    }
+
     func fail(_ error: NotesError, at location: SourceLocation) throws {
         let located = Importer.locate(error, at: location)
         guard options.onError == .skip else { throw located }
@@ -233,6 +308,7 @@ final class Importer {
     /// Finishes the writes (conversations' last activity) and reports the end (total, total); a
     /// cancel here still rolls everything back.
     func finish() throws {
+        try flush()
         try writer.finish()
         try callProgress(total)
     }

@@ -17,7 +17,7 @@ enum JSONLines {
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
         let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             var w = JSONWriter(capacity: 1 << 19)
             w.raw("{"); w.key("type"); w.string(NotesKitJSON.formatName)
             w.raw(","); w.key("version"); w.int(NotesKitJSON.version)
@@ -64,9 +64,7 @@ enum JSONLines {
     static let types: [String: Entity] = ["article": .article, "draft": .draft, "conversation": .conversation, "message": .message]
 
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var first = true
         while let line = try file.nextLine() {
             let location = SourceLocation(file: path, line: file.lineNumber)

@@ -21,7 +21,7 @@ enum MarkdownFolder {
         let folder = try OutputFolder(path, mode: options.fileMode)
         var report = ExportReport()
         var names = SafeFileName.Registry()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             var w = JSONWriter(capacity: 1 << 16)
             try reader.forEachArticle { a in
                 w.bytes.removeAll(keepingCapacity: true)

@@ -25,7 +25,7 @@ enum NotesKitJSON {
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
         let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             var w = JSONWriter(capacity: 1 << 19)
             w.raw("{"); w.key("format"); w.string(formatName)
             w.raw(","); w.key("version"); w.int(version)

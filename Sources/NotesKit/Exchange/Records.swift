@@ -103,6 +103,10 @@ func formatError(_ field: String?, _ message: String) -> NotesError {
     NotesError(.format, message, field: field)
 }
 
+func formatError(_ field: String?, _ message: NotesError.Text) -> NotesError {
+    NotesError(.format, message, field: field)
+}
+
 // MARK: - Field rules
 
 /// The field values every format parses the same way, refusing what the model refuses: each

@@ -16,7 +16,7 @@ enum Transcript {
     static func export(_ store: Store, to path: String, options: ExportOptions) throws -> ExportReport {
         let file = try OutputFile.replacing(path, mode: options.fileMode)
         var report = ExportReport()
-        try store.exportSnapshot { reader in
+        try store.exportSnapshot(range: options.range) { reader in
             let conversation: Conversation
             if let id = options.conversation {
                 conversation = try reader.conversation(id)
@@ -45,7 +45,7 @@ enum Transcript {
     // MARK: - Import
 
     /// A message being read: its first line and what follows.
-    private struct Pending {
+    private struct Pending: PendingMessage {
         var header: TranscriptLines.Header
         var content: String
         var line: Int
@@ -53,21 +53,13 @@ enum Transcript {
     }
 
     static func read(_ path: String, into importer: Importer) throws {
-        let file = try InputFile(path: path)
-        try importer.begin(total: file.size)
-        try file.skipByteOrderMark()
+        let file = try importer.open(path)
         var target = try ChatTarget(path: path, importer: importer, kind: "transcript", defaultTitle: ChatTarget.stem(path))
         var crlf: Bool?
         var pending: Pending?
 
         func flush() throws {
-            guard let message = pending else { return }
-            pending = nil
-            let location = SourceLocation(file: path, line: message.line)
-            if message.tooLong {
-                try importer.fail(formatError("content", "the message is longer than \(TextRules.maxContentLength) characters"), at: location)
-                return
-            }
+            guard case let (message, location)? = try importer.take(&pending, in: path) else { return }
             let header = message.header
             let uid = try target.uid(first: (header.sentAt, header.fromMe, message.content), at: location)
             try importer.add(.message(try Fields.message(MessageRecord(
@@ -148,6 +140,7 @@ struct ChatTarget {
     /// The conversation's uid, given the file's first message (time, whether mine, text).
     mutating func uid(first: (sentAt: Timestamp, fromMe: Bool, content: String), at location: SourceLocation) throws -> String {
         if let resolved { return resolved }
+        try importer.flush()  // the messages read so far are in the store
         let writer = importer.writer
         if searchByMessage, let id = try writer.conversationHolding(second: first.sentAt, fromMe: first.fromMe, content: first.content) {
             resolved = try writer.conversation(id).uid

@@ -165,6 +165,13 @@ public enum Fonts {
 
     /// An `FcConfig *`, shared by every thread's font map (fontconfig is thread-safe; Pango font
     /// maps are not, so each thread has its own, see `TextMeasurer`).
+    ///
+    /// Why the unchecked `Sendable` is safe: it is a C handle the compiler cannot follow. The
+    /// configuration is complete (fonts added and built) before `config()` publishes it under
+    /// `shared`'s lock, is never changed or destroyed after, and fontconfig guards its own state
+    /// (reference counts are atomic, lookups lock), so any thread may hand it to its own font map.
+    /// Exercised from many threads by `LayoutTests` ("measuring on many threads at once") and
+    /// `ConcurrencyTests` (a layout and a prefetch on several threads).
     struct Config: @unchecked Sendable {
         let pointer: OpaquePointer
     }

@@ -57,6 +57,19 @@ public struct KeyboardModel: Equatable, Sendable {
     }
     /// The chat view's vertical offset: up by the keyboard height while it is shown.
     public var chatOffset: Double { isShown ? -keyboardHeight : 0 }
+
+    /// What the keyboard does.
+    public enum Event: Equatable, Sendable {
+        case show(keyboardHeight: Double), hide
+    }
+
+    /// Applies one event: ``show(keyboardHeight:)`` or ``hide()``.
+    public mutating func apply(_ event: Event) throws {
+        switch event {
+        case let .show(height): try show(keyboardHeight: height)
+        case .hide: hide()
+        }
+    }
 }
 
 /// The notes app's search panel, as its list controller moved it (MDSArticleListViewController,
@@ -113,10 +126,13 @@ public struct SearchPanel: Equatable, Sendable {
 
     public init() {}
 
-    /// A panel in a given state, as ``topOffset`` and the others report it. `.validation` for a
-    /// non-finite or out-of-range number, or a mask count other than 0 or 1.
-    public init(state: State, isDragging: Bool, topOffset: Double, dragStartOffset: Double,
-                isKeyboardShown: Bool, keyboardHeight: Double, maskCount: Int) throws {
+    /// A panel in a given state, as ``topOffset`` and the others report it (offsets left nil: the
+    /// state's resting offset). `.validation` for a non-finite or out-of-range number, or a mask
+    /// count other than 0 or 1.
+    public init(state: State, isDragging: Bool = false, topOffset: Double? = nil, dragStartOffset: Double? = nil,
+                isKeyboardShown: Bool = false, keyboardHeight: Double = 0, maskCount: Int = 0) throws {
+        let topOffset = topOffset ?? SearchPanel.restingOffset(state)
+        let dragStartOffset = dragStartOffset ?? SearchPanel.restingOffset(state)
         for (name, value) in [("top_offset", topOffset), ("drag_start_offset", dragStartOffset)] {
             guard value.isFinite, abs(value) <= SearchPanel.maxDistance else {
                 throw NotesError.validation(name, "\(name) must be a number of points within ±\(Int(SearchPanel.maxDistance)), got \(value)")
@@ -208,5 +224,22 @@ public struct SearchPanel: Equatable, Sendable {
         guard !isDragging else { return }
         state = .hidden
         topOffset = SearchPanel.restingOffset(.hidden)
+    }
+
+    /// What happens to the panel.
+    public enum Event: Equatable, Sendable {
+        case drag(translation: Double), endDrag, show, hide, keyboardWillShow(height: Double), keyboardWillHide
+    }
+
+    /// Applies one event: the method of the same name.
+    public mutating func apply(_ event: Event) throws {
+        switch event {
+        case let .drag(translation): try drag(translation: translation)
+        case .endDrag: endDrag()
+        case .show: show()
+        case .hide: hide()
+        case let .keyboardWillShow(height): try keyboardWillShow(height: height)
+        case .keyboardWillHide: keyboardWillHide()
+        }
     }
 }

@@ -43,20 +43,6 @@ extension Layout {
                                  second: Int32(clamping: text.height), flag: message.fromMe)
     }
 
-    func fetchAndMeasureMessages(_ ids: ArraySlice<Int64>, allOrNothing: Bool) throws -> ([HeightCache.Entry], Int64, [Int64]) {
-        let (messages, seq, missing) = try store.read { db in
-            var messages: [Message] = []
-            var missing: [Int64] = []
-            for id in ids {
-                if let message = try MessageStore.fetch(db, id) { messages.append(message) } else { missing.append(id) }
-            }
-            return (messages, try Feed.lastSeq(db), missing)
-        }
-        if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
-        let measurer = try TextMeasurer.current()
-        return (try messages.map { try measure($0, with: measurer) }, seq, missing)
-    }
-
     /// Draws conversation `conversationId` into a PNG at `path` as the chat showed it: oldest at the
     /// top, each bubble at exactly its computed frame (right-aligned and green when sent by me,
     /// white on the left otherwise) with its text. When the whole history would be taller than

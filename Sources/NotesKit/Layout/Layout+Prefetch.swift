@@ -56,27 +56,30 @@ extension Layout {
     /// the feed position they were read at, and the missing ids.
     func fetchAndMeasure(_ ids: ArraySlice<Int64>, kind: RowOffsets.Kind, allOrNothing: Bool = false) throws -> ([HeightCache.Entry], Int64, [Int64]) {
         switch kind {
-        case .article:
-            let (articles, seq, missing) = try store.read { db in
-                var articles: [Article] = []
-                var missing: [Int64] = []
-                for id in ids {
-                    if let article = try ArticleStore.fetch(db, id) { articles.append(article) } else { missing.append(id) }
-                }
-                return (articles, try Feed.lastSeq(db), missing)
-            }
-            if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
-            let measurer = try TextMeasurer.current()
-            return (try articles.map { try measure($0, with: measurer) }, seq, missing)
-        case .message:
-            return try fetchAndMeasureMessages(ids, allOrNothing: allOrNothing)
+        case .article: try fetchAndMeasure(ids, allOrNothing: allOrNothing, fetch: ArticleStore.fetch) { try measure($0, with: $1) }
+        case .message: try fetchAndMeasure(ids, allOrNothing: allOrNothing, fetch: MessageStore.fetch) { try measure($0, with: $1) }
         }
+    }
+
+    private func fetchAndMeasure<Row>(_ ids: ArraySlice<Int64>, allOrNothing: Bool, fetch: (Connection, Int64) throws -> Row?,
+                                      measure: (Row, TextMeasurer) throws -> HeightCache.Entry) throws -> ([HeightCache.Entry], Int64, [Int64]) {
+        let (rows, seq, missing) = try store.read { db in
+            var rows: [Row] = []
+            var missing: [Int64] = []
+            for id in ids {
+                if let row = try fetch(db, id) { rows.append(row) } else { missing.append(id) }
+            }
+            return (rows, try Feed.lastSeq(db), missing)
+        }
+        if allOrNothing && !missing.isEmpty { return ([], seq, missing) }
+        let measurer = try TextMeasurer.current()
+        return (try rows.map { try measure($0, measurer) }, seq, missing)
     }
 }
 
 /// The shared state of one ``Layout/prefetch(_:kind:threads:)``: worker threads take chunks of
 /// ids from an atomic counter until none are left.
-final class PrefetchJob: @unchecked Sendable {
+final class PrefetchJob: Sendable {
     static let chunk = 32
 
     let layout: Layout

@@ -16,7 +16,7 @@ import Synchronization
 /// let layout = try store.layout(width: 375)
 /// let h = try layout.articleHeight(article.id)      // measured once, then cached
 /// ```
-public final class Layout: @unchecked Sendable {
+public final class Layout: Sendable {
     public let store: Store
     public let width: Double
     public let articleStyle: ArticleRowStyle

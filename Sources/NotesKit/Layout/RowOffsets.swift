@@ -14,7 +14,7 @@ import Synchronization
 /// let visible = try rows.visible(offset: 1_200, height: 667)   // a Range of row indexes
 /// _ = try layout.articleHeights(visible.map { ids[$0] })         // rows update in place
 /// ```
-public final class RowOffsets: @unchecked Sendable {
+public final class RowOffsets: Sendable {
     public enum Kind: String, Sendable {
         case article, message
     }

@@ -21,7 +21,7 @@
 ///
 /// ``twoLabels`` is the style NotesKit used before it read the app's cell (two labels 8 from each
 /// side, title 17 measured, content 15, 8 above, 4 between, 8 below, a 1-pixel separator).
-public struct ArticleRowStyle: Equatable, Hashable, Sendable {
+public struct ArticleRowStyle: LayoutStyle {
     public var titleFont: String = Fonts.cjkFamily
     public var titleSize: Double = 14
     /// The title box's height; nil: the height of the measured title line.
@@ -71,22 +71,19 @@ public struct ArticleRowStyle: Equatable, Hashable, Sendable {
         return style
     }()
 
-    /// The style with its fonts checked (`.font`) and every number finite, within its range
-    /// (`.validation` naming the field in snake case, as the C ABI and Python spell it).
-    public func validated() throws -> ArticleRowStyle {
-        var style = self
-        style.titleFont = try FontSpec(family: titleFont, size: titleSize, field: "title_size").family
-        style.contentFont = try FontSpec(family: contentFont, size: contentSize, field: "content_size").family
-        if let titleHeight { try checkLength(titleHeight, "title_height") }
-        for (value, field) in [(topPadding, "top_padding"), (titleLeft, "title_left"), (titleRight, "title_right"),
-                               (titleSpacing, "title_spacing"), (contentLeft, "content_left"), (contentRight, "content_right"),
-                               (contentInsetTop, "content_inset_top"), (contentInsetBottom, "content_inset_bottom"),
-                               (contentPadding, "content_padding"), (bottomPadding, "bottom_padding"),
-                               (separator, "separator"), (extraHeight, "extra_height")] {
-            try checkLength(value, field)
-        }
-        return style
-    }
+    /// Every field, in the order the fingerprint and the C ABI's JSON list them.
+    public static let fields: [StyleField<ArticleRowStyle>] = [
+        .font("title_font", \.titleFont), .number("title_size", \.titleSize, .fontSize),
+        .optionalNumber("title_height", \.titleHeight, .length, absent: "measured"),
+        .number("top_padding", \.topPadding), .number("title_left", \.titleLeft), .number("title_right", \.titleRight),
+        .number("title_spacing", \.titleSpacing),
+        .font("content_font", \.contentFont), .number("content_size", \.contentSize, .fontSize),
+        .number("content_left", \.contentLeft), .number("content_right", \.contentRight),
+        .number("content_inset_top", \.contentInsetTop), .number("content_inset_bottom", \.contentInsetBottom),
+        .number("content_padding", \.contentPadding), .number("bottom_padding", \.bottomPadding),
+        .number("separator", \.separator), .number("extra_height", \.extraHeight),
+    ]
+    public static let fingerprintName = "article_row/2"
 
     var titleFontSpec: FontSpec { FontSpec(checkedFamily: titleFont, size: titleSize) }
     var contentFontSpec: FontSpec { FontSpec(checkedFamily: contentFont, size: contentSize) }
@@ -109,20 +106,6 @@ public struct ArticleRowStyle: Equatable, Hashable, Sendable {
         topPadding + titleBoxHeight(measured: titleHeight) + titleSpacing + contentInsetTop + Double(contentHeight)
             + contentInsetBottom + bottomPadding + extraHeight
     }
-
-    /// A stable identity of the style's numbers: 16 hex digits, the same in every process and
-    /// version of NotesKit for equal styles.
-    public var fingerprint: String {
-        Fingerprint.of("article_row/2", [
-            ("title_font", titleFont), ("title_size", "\(titleSize)"), ("title_height", titleHeight.map { "\($0)" } ?? "measured"),
-            ("top_padding", "\(topPadding)"), ("title_left", "\(titleLeft)"), ("title_right", "\(titleRight)"),
-            ("title_spacing", "\(titleSpacing)"), ("content_font", contentFont), ("content_size", "\(contentSize)"),
-            ("content_left", "\(contentLeft)"), ("content_right", "\(contentRight)"),
-            ("content_inset_top", "\(contentInsetTop)"), ("content_inset_bottom", "\(contentInsetBottom)"),
-            ("content_padding", "\(contentPadding)"), ("bottom_padding", "\(bottomPadding)"),
-            ("separator", "\(separator)"), ("extra_height", "\(extraHeight)"),
-        ])
-    }
 }
 
 /// The numbers of a chat bubble. Immutable; ``fingerprint`` identifies it in the height cache.
@@ -144,7 +127,7 @@ public struct ArticleRowStyle: Equatable, Hashable, Sendable {
 /// Defaults (NotesKit's own: the chat demo's text gives no numbers but the 999 cap): 16-pixel text at most 240 wide; the label inset 10 from the top
 /// and bottom of the bubble image and 12 from its sides, plus 6 for the tail; bubbles 10 from the
 /// screen edge and rows 5 apart above and below.
-public struct BubbleStyle: Equatable, Hashable, Sendable {
+public struct BubbleStyle: LayoutStyle {
     public var font: String = Fonts.cjkFamily
     public var size: Double = 16
     public var maxTextWidth: Double = 240
@@ -163,22 +146,16 @@ public struct BubbleStyle: Equatable, Hashable, Sendable {
 
     public init() {}
 
-    /// The style with its font checked (`.font`) and every number finite and within its range
-    /// (`.validation` naming the field in snake case).
-    public func validated() throws -> BubbleStyle {
-        var style = self
-        style.font = try FontSpec(family: font, size: size, field: "size").family
-        try TextMeasurer.checkWidth(maxTextWidth, field: "max_text_width")
-        if let maxTextHeight { try TextMeasurer.checkWidth(maxTextHeight, field: "max_text_height") }
-        try checkLength(insetTop, "inset_top")
-        try checkLength(insetBottom, "inset_bottom")
-        try checkLength(insetSide, "inset_side")
-        try checkLength(tailMargin, "tail_margin")
-        try checkLength(sideMargin, "side_margin")
-        try checkLength(rowMarginTop, "row_margin_top")
-        try checkLength(rowMarginBottom, "row_margin_bottom")
-        return style
-    }
+    /// Every field, in the order the fingerprint and the C ABI's JSON list them.
+    public static let fields: [StyleField<BubbleStyle>] = [
+        .font("font", \.font), .number("size", \.size, .fontSize),
+        .number("max_text_width", \.maxTextWidth, .width),
+        .optionalNumber("max_text_height", \.maxTextHeight, .width, absent: "none"),
+        .number("inset_top", \.insetTop), .number("inset_bottom", \.insetBottom), .number("inset_side", \.insetSide),
+        .number("tail_margin", \.tailMargin), .number("side_margin", \.sideMargin),
+        .number("row_margin_top", \.rowMarginTop), .number("row_margin_bottom", \.rowMarginBottom),
+    ]
+    public static let fingerprintName = "bubble/2"
 
     var fontSpec: FontSpec { FontSpec(checkedFamily: font, size: size) }
 
@@ -194,26 +171,119 @@ public struct BubbleStyle: Equatable, Hashable, Sendable {
 
     /// The narrowest layout width this style can lay out (the text needs at least 1 pixel).
     var minimumWidth: Double { 2 * sideMargin + 2 * insetSide + tailMargin + 1 }
+}
 
+/// A style of the layout: its numbers and fonts, each listed once in ``fields``, the one table that
+/// drives its validation, its ``fingerprint`` and (at the C ABI) its encoding and decoding.
+public protocol LayoutStyle: Hashable, Sendable {
+    /// A style with the defaults.
+    init()
+    /// Every field, in the order the fingerprint and the C ABI's JSON list them.
+    static var fields: [StyleField<Self>] { get }
+    /// The name (and version) the fingerprint starts with.
+    static var fingerprintName: String { get }
+}
+
+extension LayoutStyle {
+    /// The style with its fonts checked (`.font`) and every number finite and within its range
+    /// (`.validation` naming the field as ``StyleField/name`` spells it).
+    public func validated() throws -> Self {
+        var style = self
+        for field in Self.fields { try field.set(field.checked(field.value(of: self)), in: &style) }
+        return style
+    }
+
+    /// A stable identity of the style's numbers: 16 hex digits, the same in every process and
+    /// version of NotesKit for equal styles.
     public var fingerprint: String {
-        Fingerprint.of("bubble/2", [
-            ("font", font), ("size", "\(size)"), ("max_text_width", "\(maxTextWidth)"),
-            ("max_text_height", maxTextHeight.map { "\($0)" } ?? "none"),
-            ("inset_top", "\(insetTop)"), ("inset_bottom", "\(insetBottom)"), ("inset_side", "\(insetSide)"),
-            ("tail_margin", "\(tailMargin)"), ("side_margin", "\(sideMargin)"),
-            ("row_margin_top", "\(rowMarginTop)"), ("row_margin_bottom", "\(rowMarginBottom)"),
-        ])
+        Fingerprint.of(Self.fingerprintName, Self.fields.map { ($0.name, $0.fingerprintText(of: self)) })
+    }
+}
+
+/// One field of a style: its name (as the fingerprint, the C ABI and Python spell it), where the
+/// style keeps it and the rule its value keeps.
+public struct StyleField<Style>: Sendable {
+    /// A field's value: a font family, a number of pixels, or none (an optional number unset).
+    public enum Value: Equatable, Sendable {
+        case font(String), number(Double), none
+    }
+
+    /// What a number must be.
+    public enum Rule: Sendable {
+        /// A pinned font family.
+        case font
+        /// A font size: 1...``FontSpec/maxSize``.
+        case fontSize
+        /// A padding, margin or spacing: 0...10 000.
+        case length
+        /// A width: 1...``TextMeasurer/maxWidth``.
+        case width
+    }
+
+    public let name: String
+    public let rule: Rule
+    /// For an optional number, what the fingerprint writes when it is unset; nil: never unset.
+    public let absent: String?
+    private let get: @Sendable (Style) -> Value
+    private let put: @Sendable (inout Style, Value) -> Void
+
+    /// A font family.
+    public static func font(_ name: String, _ path: WritableKeyPath<Style, String> & Sendable) -> StyleField {
+        StyleField(name: name, rule: .font, absent: nil, get: { .font($0[keyPath: path]) },
+                   put: { if case let .font(family) = $1 { $0[keyPath: path] = family } })
+    }
+
+    /// A number (a length unless `rule` says otherwise).
+    public static func number(_ name: String, _ path: WritableKeyPath<Style, Double> & Sendable, _ rule: Rule = .length) -> StyleField {
+        StyleField(name: name, rule: rule, absent: nil, get: { .number($0[keyPath: path]) },
+                   put: { if case let .number(number) = $1 { $0[keyPath: path] = number } })
+    }
+
+    /// A number that may be unset (nil), written `absent` in the fingerprint.
+    public static func optionalNumber(_ name: String, _ path: WritableKeyPath<Style, Double?> & Sendable, _ rule: Rule,
+                                      absent: String) -> StyleField {
+        StyleField(name: name, rule: rule, absent: absent, get: { $0[keyPath: path].map(Value.number) ?? .none },
+                   put: {
+                       switch $1 {
+                       case let .number(number): $0[keyPath: path] = number
+                       case .none: $0[keyPath: path] = nil
+                       case .font: break
+                       }
+                   })
+    }
+
+    public func value(of style: Style) -> Value { get(style) }
+
+    /// Sets the field in `style` (a value of another type than the field's is ignored).
+    public func set(_ value: Value, in style: inout Style) { put(&style, value) }
+
+    /// `value` checked against ``rule``: a pinned family (in its canonical spelling) or a number
+    /// in range. `.font` or `.validation` naming the field otherwise.
+    func checked(_ value: Value) throws -> Value {
+        switch (value, rule) {
+        case let (.font(family), _): return .font(try Fonts.family(family))
+        case let (.number(number), .fontSize): try FontSpec.checkSize(number, field: name)
+        case let (.number(number), .width): try TextMeasurer.checkWidth(number, field: name)
+        case let (.number(number), _):
+            guard number.isFinite, number >= 0, number <= maxStyleLength else {
+                throw NotesError.validation(name, "\(name) must be a number of pixels between 0 and \(Int(maxStyleLength)), got \(number)")
+            }
+        case (.none, _): break
+        }
+        return value
+    }
+
+    func fingerprintText(of style: Style) -> String {
+        switch get(style) {
+        case let .font(family): family
+        case let .number(number): "\(number)"
+        case .none: absent ?? "none"
+        }
     }
 }
 
 /// The largest padding, margin or spacing a style accepts, in pixels.
 let maxStyleLength = 10_000.0
-
-private func checkLength(_ value: Double, _ field: String) throws {
-    guard value.isFinite, value >= 0, value <= maxStyleLength else {
-        throw NotesError.validation(field, "\(field) must be a number of pixels between 0 and \(Int(maxStyleLength)), got \(value)")
-    }
-}
 
 extension FontSpec {
     /// A spec from a style that was validated already.

@@ -32,11 +32,15 @@ public struct FontSpec: Hashable, Sendable {
     /// Checks the family (a `.font` error if it is not pinned) and the size (`.validation` on
     /// `field` unless finite and within 1...1000).
     public init(family: String, size: Double, field: String = "size") throws {
+        try FontSpec.checkSize(size, field: field)
+        self.family = try Fonts.family(family)
+        self.size = size
+    }
+
+    static func checkSize(_ size: Double, field: String) throws {
         guard size.isFinite, size >= 1, size <= FontSpec.maxSize else {
             throw NotesError.validation(field, "\(field) must be a number of pixels between 1 and \(Int(FontSpec.maxSize)), got \(size)")
         }
-        self.family = try Fonts.family(family)
-        self.size = size
     }
 }
 

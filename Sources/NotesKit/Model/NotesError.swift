@@ -84,11 +84,22 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
     /// finer than ``kind``, never translated, never reworded. Where no site names one it is
     /// `<field>_invalid` for a validation error with a field, else the kind's name.
     public var code: String
+    /// The options of a call that ``message`` names, each written in it as ``Option/text``: a
+    /// binding finds them there and words them for its callers (`read_only=True` in Python,
+    /// `--format markdown` on the command line).
+    public var options: [Option] = []
 
     public init(_ kind: Kind, _ message: String, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil,
                 file: String? = nil, code: String? = nil) {
+        self.init(kind, Text(text: message), field: field, line: line, sqliteCode: sqliteCode, file: file, code: code)
+    }
+
+    /// An error whose message names options of the call: `"open it without \(option: "readOnly", true)"`.
+    public init(_ kind: Kind, _ message: Text, field: String? = nil, line: Int? = nil, sqliteCode: Int32? = nil,
+                file: String? = nil, code: String? = nil) {
         self.kind = kind
-        self.message = message
+        self.message = message.text
+        self.options = message.options
         self.field = field
         self.line = line
         self.sqliteCode = sqliteCode
@@ -100,6 +111,61 @@ public struct NotesError: Error, CustomStringConvertible, Sendable {
 
     static func validation(_ field: String, _ message: String, code: String? = nil) -> NotesError {
         NotesError(.validation, message, field: field, code: code)
+    }
+
+    /// An option of a call, named in a message in the core's own (Swift) words: `` `readOnly: true` ``,
+    /// `` `format: .markdown` ``, `` `me: "Your Name"` ``, or just `` `format:` ``.
+    public struct Option: Equatable, Sendable {
+        public enum Value: Equatable, Sendable {
+            /// One of the option's named values (a case of its enum).
+            case choice(String)
+            case string(String)
+            case bool(Bool)
+        }
+
+        /// As the Swift API spells it (`readOnly`, `dateOrder`).
+        public let name: String
+        /// The value the message suggests; nil: the option itself.
+        public let value: Value?
+
+        /// How the message writes it.
+        public var text: String {
+            switch value {
+            case nil: "`\(name):`"
+            case let .choice(word)?: "`\(name): .\(word)`"
+            case let .string(string)?: "`\(name): \"\(string)\"`"
+            case let .bool(flag)?: "`\(name): \(flag)`"
+            }
+        }
+    }
+
+    /// A message that may name options of the call: `"pass \(option: "format", choice: "markdown")"`.
+    public struct Text: ExpressibleByStringInterpolation, Sendable {
+        public var text: String
+        public var options: [Option] = []
+
+        init(text: String) { self.text = text }
+        public init(stringLiteral value: String) { text = value }
+        public init(stringInterpolation: Interpolation) {
+            text = stringInterpolation.text
+            options = stringInterpolation.options
+        }
+
+        public struct Interpolation: StringInterpolationProtocol {
+            var text = ""
+            var options: [Option] = []
+            public init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity + 16 * interpolationCount) }
+            public mutating func appendLiteral(_ literal: String) { text += literal }
+            public mutating func appendInterpolation<T>(_ value: T) { text += String(describing: value) }
+            public mutating func appendInterpolation(option name: String) { add(Option(name: name, value: nil)) }
+            public mutating func appendInterpolation(option name: String, choice: String) { add(Option(name: name, value: .choice(choice))) }
+            public mutating func appendInterpolation(option name: String, string: String) { add(Option(name: name, value: .string(string))) }
+            public mutating func appendInterpolation(option name: String, _ flag: Bool) { add(Option(name: name, value: .bool(flag))) }
+            mutating func add(_ option: Option) {
+                text += option.text
+                if !options.contains(option) { options.append(option) }
+            }
+        }
     }
 
     /// The apps' own wording of an error, by ``code`` and language (BCP 47 tag). Only what the

@@ -2,7 +2,8 @@
 extension ArticleStore {
     static let searchKind = "article_search"
 
-    /// The articles whose title and/or content contain `query`, newest first, with match spans.
+    /// The articles created within `range` whose title and/or content contain `query`, newest
+    /// first (oldest first when `ascending`), with match spans.
     ///
     /// Literal substring semantics: every character of the query is itself (quotes, `%`, `_`,
     /// `*`, `\`, FTS operators, emoji, CJK, combining marks); text and query are compared in NFC,
@@ -11,24 +12,24 @@ extension ArticleStore {
     /// of every non-overlapping match in the searched field(s).
     ///
     /// Keyset-paged like ``list(limit:after:)`` (`after` is a `nextCursor` of this same search:
-    /// a list cursor, or one of another query, field or case mode, is refused). A query longer than 10 000 characters, or with a NUL, is `.validation`.
+    /// a list cursor, or one of another query, field, case mode, order or range, is refused). A query longer than 10 000 characters, or with a NUL, is `.validation`.
     ///
     /// Complexity: a rare query costs O(log g + postings of its grams + candidates); a frequent
     /// one reads about `limit × n / matches` rows; a page at any depth costs what the first one
     /// costs. The plan is picked from the index's document frequencies.
     public func search(_ query: String, field: SearchField = .any, caseSensitive: Bool = false,
-                       limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<SearchHit<Article>> {
+                       limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all,
+                       ascending: Bool = false) throws -> Page<SearchHit<Article>> {
         try PageLimit.check(limit)
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
-        let kind = query.cursorKind(Self.searchKind, field.rawValue)
+        let target = ArticleSearchTarget(field: field, range: range, ascending: ascending)
+        let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind), field.rawValue)
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         let hits = try store.read { db in
-            var engine = SearchEngine(db: db, target: ArticleSearchTarget(field: field), query: query, limit: limit)
+            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
             return try engine.run(after: position)
         }
-        guard hits.count > limit, let last = hits.prefix(limit).last else { return Page(items: hits, nextCursor: nil) }
-        let next = store.cursors.encode(kind: kind, .init(key: last.record.createdAt.milliseconds, id: last.record.id))
-        return Page(items: Array(hits.prefix(limit)), nextCursor: next)
+        return store.page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
     }
 
     // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
@@ -41,7 +42,8 @@ extension ArticleStore {
 /// Articles as the search engine sees them.
 struct ArticleSearchTarget: SearchTarget {
     let field: SearchField
-    var ascending: Bool { false }
+    var range = TimeRange.all
+    var ascending = false
 
     var index: SearchIndex { .articles }
 
@@ -53,35 +55,26 @@ struct ArticleSearchTarget: SearchTarget {
         }
     }
 
-    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
-        try Self.walk(db, "SELECT \(ArticleStore.columns) FROM articles", after: position)
-    }
-
-    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
-        try Self.walk(db, "SELECT id FROM articles", after: position)
-    }
-
-    /// Newest first after `position`, in two index seeks (see ``Keyset``).
-    static func walk(_ db: Connection, _ select: String, after position: CursorCodec.Position?) throws -> [Statement] {
-        guard let position else { return [try db.prepare("\(select) ORDER BY created_at DESC, id DESC")] }
-        let sameKey = try db.prepare("\(select) WHERE created_at = ? AND id < ? ORDER BY id DESC")
-        sameKey.bind(1, position.key).bind(2, position.id)
-        let older = try db.prepare("\(select) WHERE created_at < ? ORDER BY created_at DESC, id DESC")
-        older.bind(1, position.key)
-        return [sameKey, older]
-    }
+    var walk: Keyset { ArticleStore.walk(range: range, ascending: ascending) }
+    var idWalk: Keyset { ArticleStore.walk("SELECT id FROM articles", range: range, ascending: ascending) }
 
     func row(_ db: Connection, _ id: Int64) throws -> Statement? {
         let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE id = ?")
         stmt.bind(1, id)
-        return try stmt.step() ? stmt : nil
+        guard try stmt.step() else { return nil }
+        guard range.contains(Timestamp(milliseconds: stmt.int64(4))) else {
+            stmt.reset()
+            return nil
+        }
+        return stmt
     }
 
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64? {
         let stmt = try db.prepare("SELECT created_at FROM articles WHERE id = ?")
         stmt.bind(1, id)
         defer { stmt.reset() }
-        return try stmt.step() ? stmt.int64(0) : nil
+        guard try stmt.step(), range.contains(Timestamp(milliseconds: stmt.int64(0))) else { return nil }
+        return stmt.int64(0)
     }
 
     func estimatedCount(_ db: Connection) throws -> Int64 {

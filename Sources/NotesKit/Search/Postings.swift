@@ -207,8 +207,14 @@ struct PostingAccumulator {
         arena.free()
     }
 
+    /// Forgets every posting, keeping the memory for the next ones.
+    mutating func clear() {
+        slots.update(repeating: 0, count: slotCount * 2)
+        records.removeAll()
+        arena.removeAll()
+    }
+
     var isEmpty: Bool { records.count == 0 }
-    var gramCount: Int { records.count }
 
     func gram(_ g: Int) -> UInt64 { records[g].gram }
     func count(_ g: Int) -> Int32 { records[g].count }

@@ -11,19 +11,15 @@ protocol SearchTarget {
     /// The fields searched, with the result column that holds each one's text.
     var fields: [(field: UInt64, column: Int32)] { get }
 
-    /// Whether results come oldest first (sort key, then id, ascending) rather than newest first.
-    var ascending: Bool { get }
-    /// Statements that, stepped one after the other, give the records in search order (sort key,
-    /// then id, descending, or ascending when ``ascending``) strictly after `position` when given,
-    /// selecting the record's columns. (Two seeks after a position, like ``Keyset``: the rest of
-    /// its sort key, then the next keys.)
-    func newest(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
-    /// The same order, selecting only `id` (and cheap: an index scan).
-    func newestIds(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement]
+    /// The records in search order (sort key, then id; descending, or ascending when the walk is),
+    /// within the search's scope and range, selecting the record's columns: see ``Keyset``.
+    var walk: Keyset { get }
+    /// The same walk selecting only `id` (and cheap: an index scan).
+    var idWalk: Keyset { get }
     /// A statement stepped onto record `id`'s row (the record's columns), or nil when there is no
-    /// such record or it is outside the search's scope.
+    /// such record or it is outside the search's scope or range.
     func row(_ db: Connection, _ id: Int64) throws -> Statement?
-    /// The sort key of record `id`, or nil when there is none in the search's scope.
+    /// The sort key of record `id`, or nil when there is none in the search's scope and range.
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64?
     /// Roughly how many records are in scope (for planning only). O(log n).
     func estimatedCount(_ db: Connection) throws -> Int64
@@ -165,7 +161,7 @@ struct SearchEngine<Target: SearchTarget> {
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
         var read = 0
-        for stmt in try target.newest(db, after: position) {
+        for stmt in try target.walk.statements(db, after: position) {
             defer { stmt.reset() }
             while try stmt.step() {
                 check(stmt)
@@ -261,10 +257,10 @@ struct SearchEngine<Target: SearchTarget> {
         if Double(candidates.count) * SearchCost.sortKey <= walk {
             var keyed: [(key: Int64, id: Int64)] = []
             keyed.reserveCapacity(candidates.count)
-            let ascending = target.ascending
-            // Search order: (key, id) descending, or ascending; `before(a, b)`: a comes first.
+            let order = target.walk
+            // Search order: `before(a, b)`: a comes first.
             func before(_ a: (key: Int64, id: Int64), _ b: (key: Int64, id: Int64)) -> Bool {
-                ascending ? (a.key != b.key ? a.key < b.key : a.id < b.id) : (a.key != b.key ? a.key > b.key : a.id > b.id)
+                order.precedes(.init(key: a.key, id: a.id), .init(key: b.key, id: b.id))
             }
             for id in candidates {
                 guard let key = try target.sortKey(db, id) else { continue }
@@ -282,7 +278,7 @@ struct SearchEngine<Target: SearchTarget> {
             let maxId = candidates[candidates.count - 1]
             var bits = [UInt64](repeating: 0, count: Int(maxId >> 6) + 1)
             for id in candidates where id >= 0 { bits[Int(id >> 6)] |= 1 << UInt64(id & 63) }
-            for walk in try target.newestIds(db, after: position) {
+            for walk in try target.idWalk.statements(db, after: position) {
                 defer { walk.reset() }
                 while try walk.step() {
                     let id = walk.int64(0)

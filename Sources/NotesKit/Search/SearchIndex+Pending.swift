@@ -37,14 +37,14 @@ extension SearchIndex {
     /// The highest id of the records the index has taken in (changed ones with their old text).
     /// O(1).
     func indexedThrough(_ db: Connection) throws -> Int64 {
-        let stmt = try db.prepare("SELECT value FROM meta WHERE key = ?")
+        let stmt = try db.prepare(db.sql.meta.get)
         stmt.bind(1, throughKey)
         defer { stmt.reset() }
         return try stmt.step() ? stmt.int64(0) : 0
     }
 
     func setIndexedThrough(_ db: Connection, _ id: Int64) throws {
-        let stmt = try db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+        let stmt = try db.prepare(db.sql.meta.put)
         stmt.bind(1, throughKey).bind(2, id)
         try stmt.run()
     }
@@ -79,8 +79,10 @@ extension SearchIndex {
         return [changed, new]
     }
 
-    /// Takes every pending record into the index. O(their text + grams touched · log g).
-    func fold(_ db: Connection) throws {
+    /// Takes every pending record into the index, the new ones from `pipeline`'s postings when it
+    /// holds exactly the new records above those pending from before (else read back from their
+    /// table). O(their text + grams touched · log g).
+    func fold(_ db: Connection, pipeline: GramPipeline? = nil) throws {
         // Changed and removed records (all at or below indexed-through): old grams to current ones.
         let changed = try db.prepare("SELECT id, grams FROM search_pending WHERE kind = ? ORDER BY id")
         changed.bind(1, kind)
@@ -107,8 +109,19 @@ extension SearchIndex {
         clear.bind(1, kind)
         try clear.run()
         // New records, in one batch.
-        let last = try addRecords(db, after: try indexedThrough(db))
+        let through = try indexedThrough(db)
         let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")
+        var last = through
+        if let pipeline, pipeline.valid, let first = pipeline.firstId, first > through, pipeline.lastId == newest,
+           try Store.scalar(db, "SELECT count(*) FROM \(recordsTable) WHERE id >= \(first)") == Int64(pipeline.count) {
+            last = try addRecords(db, after: through, below: first)
+            let empty = try isEmpty(db)
+            _ = try pipeline.drain { try write(db, $0, indexIsEmpty: empty) }
+            last = max(last, pipeline.lastId)
+        } else {
+            pipeline?.reset()
+            last = try addRecords(db, after: through)
+        }
         try setIndexedThrough(db, max(last, newest))
     }
 }

@@ -50,9 +50,9 @@ struct SearchIndex: Sendable {
     /// Indexes the records with ids above `through` (above every id already indexed, as new
     /// rows' ids are), read from their table in one pass. Returns the highest id indexed (or
     /// `through`). O(their text + grams touched · log g).
-    func addRecords(_ db: Connection, after through: Int64) throws -> Int64 {
-        let stmt = try db.prepare("\(selectTexts) WHERE id > ? ORDER BY id")
-        stmt.bind(1, through)
+    func addRecords(_ db: Connection, after through: Int64, below end: Int64 = .max) throws -> Int64 {
+        let stmt = try db.prepare("\(selectTexts) WHERE id > ? AND id < ? ORDER BY id")
+        stmt.bind(1, through).bind(2, end)
         defer { stmt.reset() }
         var builder = KeyBuilder()
         defer { builder.release() }
@@ -67,9 +67,13 @@ struct SearchIndex: Sendable {
             }
         }
         guard !accumulator.isEmpty else { return last }
-        let empty = try Store.scalar(db, "SELECT count(*) FROM (SELECT 1 FROM \(gramsTable) LIMIT 1)") == 0
-        try write(db, accumulator, indexIsEmpty: empty)
+        try write(db, accumulator, indexIsEmpty: try isEmpty(db))
         return last
+    }
+
+    /// True when the index holds no gram. O(1).
+    func isEmpty(_ db: Connection) throws -> Bool {
+        try Store.scalar(db, "SELECT count(*) FROM (SELECT 1 FROM \(gramsTable) LIMIT 1)") == 0
     }
 
     /// Removes many records' entries, given the grams the index holds for each: one by one for a
@@ -139,7 +143,7 @@ struct SearchIndex: Sendable {
     /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
     /// each gram's new ids (above all its ids) are appended to its tail by one upsert, and a tail
     /// that grew too long is moved into blocks.
-    private func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
+    func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
         let putRow = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {

@@ -18,30 +18,35 @@ public struct ArticleStore: Sendable {
         }
     }
 
-    /// How many articles the store holds. O(n) over the index.
-    public func count() throws -> Int {
-        try store.read { Int(try Store.scalar($0, "SELECT count(*) FROM articles")) }
+    /// How many articles were created in `range` (all of them by default). O(log n + count)
+    /// over the index `(created_at, id)`.
+    public func count(range: TimeRange = .all) throws -> Int {
+        try select(since: range.since, until: range.until).count()
     }
 
-    /// One page of articles, newest first (`created_at`, then `id`, descending).
+    /// One page of articles, newest first (`created_at`, then `id`, descending), or oldest first
+    /// when `ascending`, created within `range`.
     ///
     /// Keyset-paged: `after` is the `nextCursor` of the previous page; a page at any depth costs
     /// what the first one costs, O(log n + limit), and rows inserted meanwhile never make a reader
-    /// see a row twice or skip one. `limit` is 1...1000.
-    public func list(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<Article> {
+    /// see a row twice or skip one. A cursor remembers its order and range: one passed with another
+    /// order or range is `.validation` on `cursor`. `limit` is 1...1000.
+    public func list(limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all,
+                     ascending: Bool = false) throws -> Page<Article> {
         try PageLimit.check(limit)
-        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        let walk = Self.walk(range: range, ascending: ascending)
+        let kind = walk.cursorKind(Self.listKind)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            page(try Self.newestFirst.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit)
+            store.page(try walk.rows(db, after: position, limit: limit + 1, row: Self.article(from:)), limit: limit, kind: kind) {
+                .init(key: $0.createdAt.milliseconds, id: $0.id)
+            }
         }
     }
 
-    static let newestFirst = Keyset(select: "SELECT \(columns) FROM articles", key: "created_at")
-
-    func page(_ rows: [Article], limit: Int) -> Page<Article> {
-        guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
-        let cursor = store.cursors.encode(kind: Self.listKind, .init(key: last.createdAt.milliseconds, id: last.id))
-        return Page(items: Array(rows.prefix(limit)), nextCursor: cursor)
+    /// Articles in list order (newest first unless `ascending`) within `range`, by the index `(created_at, id)`.
+    static func walk(_ select: String = "SELECT \(columns) FROM articles", range: TimeRange = .all, ascending: Bool = false) -> Keyset {
+        Keyset(select: select, key: "created_at", ascending: ascending, range: range)
     }
 
     // MARK: - Writing
@@ -71,12 +76,8 @@ public struct ArticleStore: Sendable {
                 prepared.append(Article(id: 0, uid: uid, title: record.title, content: record.content,
                                         createdAt: record.createdAt ?? Timestamp(milliseconds: 0),
                                         updatedAt: record.updatedAt ?? record.createdAt ?? Timestamp(milliseconds: 0), revision: 1))
-            } catch var error as NotesError {
-                if records.count > 1 {
-                    error.line = index
-                    error.message = "record \(index): " + error.message
-                }
-                throw error
+            } catch let error as NotesError {
+                throw error.inRecord(index, of: records.count)
             }
         }
         return try store.write { tx in
@@ -84,50 +85,17 @@ public struct ArticleStore: Sendable {
                 if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
                 if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }
             }
-            let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, 1)")
-            func insertOne(_ index: Int) throws {
-                let a = prepared[index]
-                insert.reset()
-                insert.bind(1, uid: a.uid).bind(2, a.title).bind(3, a.content).bind(4, a.createdAt.milliseconds).bind(5, a.updatedAt.milliseconds)
-                do {
-                    try insert.run()
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "an article with uid \(a.uid) already exists"
-                    error.code = "uid_exists"
-                    throw error
+            let ids = try Self.insertRows(tx, prepared)
+            for index in prepared.indices {
+                guard let id = ids[index] else {
+                    throw NotesError(.conflict, "an article with uid \(prepared[index].uid) already exists", field: "uid",
+                                     line: records.count > 1 ? index : nil, code: "uid_exists")
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
+                prepared[index].id = id
             }
-            // In bulk, rowsPerInsert rows per statement, as MessageStore.insertMany does (AUTOINCREMENT
-            // under the write lock numbers a statement's rows consecutively).
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
-            for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
-                for k in 0..<per {
-                    let a = prepared[start + k], p = Int32(5 * k)
-                    many.bind(p + 1, uid: a.uid).bind(p + 2, a.title).bind(p + 3, a.content).bind(p + 4, a.createdAt.milliseconds)
-                        .bind(p + 5, a.updatedAt.milliseconds)
-                }
-                do {
-                    try many.run()
-                } catch let error as NotesError where error.kind == .conflict {
-                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
-                    throw error
-                }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
-            }
-            for index in whole..<prepared.count { try insertOne(index) }
-            try tx.announce(.articlesCreated(prepared))
             return prepared
         }
     }
-
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, 1)", count: rowsPerInsert).joined(separator: ", ")
 
     /// Changes the title and/or content of article `id`, raising its revision by one.
     ///
@@ -166,7 +134,7 @@ public struct ArticleStore: Sendable {
     public func delete(_ id: Int64) throws {
         try store.write { tx in
             guard let article = try Self.fetch(tx.connection, id) else { throw NotesError.notFound("article", id) }
-            let stmt = try tx.prepare("DELETE FROM articles WHERE id = ?")
+            let stmt = try tx.prepare(tx.connection.sql.articles.delete)
             stmt.bind(1, id)
             try stmt.run()
             try tx.announce(.articleDeleted(article))
@@ -179,24 +147,31 @@ public struct ArticleStore: Sendable {
     // the change feed and the search index), from every caller: the editor, bulk create, saved
     // drafts and imports.
 
-    /// Inserts `article` with its uid, times and revision as given, and records the creation.
-    /// Returns the new id, or nil (writing nothing) when an article already has that uid. O(log n).
-    static func insert(_ tx: WriteContext, _ article: Article) throws -> Int64? {
-        let insert = try tx.prepare("INSERT INTO articles(uid, title, content, created_at, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        insert.bind(1, uid: article.uid).bind(2, article.title).bind(3, article.content)
-            .bind(4, article.createdAt.milliseconds).bind(5, article.updatedAt.milliseconds).bind(6, article.revision)
-        try insert.run()
-        guard tx.connection.changes == 1 else { return nil }
-        var inserted = article
-        inserted.id = tx.connection.lastInsertRowID
-        try tx.announce(.articlesCreated([inserted]))
-        return inserted.id
+    /// Inserts `articles` with their uids, times and revisions as given, records their creation
+    /// and hands them to the search index (see ``WriteContext/insertRows``). Returns each new id,
+    /// or nil (writing nothing for it) when an article already has that uid. O(k log n).
+    static func insertRows(_ tx: WriteContext, _ articles: [Article]) throws -> [Int64?] {
+        let ids = try tx.insertRows(count: articles.count, tx.connection.sql.articles.inserts, bind: { stmt, p, k in
+            let a = articles[k]
+            stmt.bind(p, uid: a.uid).bind(p + 1, a.title).bind(p + 2, a.content).bind(p + 3, a.createdAt.milliseconds)
+                .bind(p + 4, a.updatedAt.milliseconds).bind(p + 5, a.revision)
+        }, uid: { articles[$0].uid })
+        var created: [Article] = []
+        created.reserveCapacity(articles.count)
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            var article = articles[k]
+            article.id = id
+            created.append(article)
+        }
+        try tx.announce(.articlesCreated(created))
+        return ids
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.
     /// `before` is the stored row it replaces (for what follows articles' text). O(log n).
     static func overwrite(_ tx: WriteContext, _ article: Article, was before: Article) throws {
-        let stmt = try tx.prepare("UPDATE articles SET title = ?, content = ?, created_at = ?, updated_at = ?, revision = ? WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.articles.update)
         stmt.bind(1, article.title).bind(2, article.content).bind(3, article.createdAt.milliseconds)
             .bind(4, article.updatedAt.milliseconds).bind(5, article.revision).bind(6, article.id)
         try stmt.run()
@@ -207,14 +182,14 @@ public struct ArticleStore: Sendable {
 
     /// The article with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Article? {
-        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.articles.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? article(from: stmt) : nil
     }
 
     static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
-        let stmt = try db.prepare("SELECT \(columns) FROM articles WHERE id = ?")
+        let stmt = try db.prepare(db.sql.articles.byID)
         stmt.bind(1, id)
         return try stmt.step() ? article(from: stmt) : nil
     }

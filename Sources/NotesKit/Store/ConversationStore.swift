@@ -28,20 +28,12 @@ public struct ConversationStore: Sendable {
         try PageLimit.check(limit)
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
-            var rows = try Self.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
+            let page = store.page(try db.sql.conversations.mostRecentFirst.rows(db, after: position, limit: limit + 1) { stmt in
                 (Self.conversation(from: stmt), stmt.int64(5))
-            }
-            guard rows.count > limit else { return Page(items: rows.map(\.0), nextCursor: nil) }
-            rows.removeLast()
-            let (last, activitySeq) = rows[rows.count - 1]
-            let next = store.cursors.encode(kind: Self.listKind, .init(key: last.lastActivityAt.milliseconds, id: activitySeq))
-            return Page(items: rows.map(\.0), nextCursor: next)
+            }, limit: limit, kind: Self.listKind) { .init(key: $0.0.lastActivityAt.milliseconds, id: $0.1) }
+            return Page(items: page.items.map(\.0), nextCursor: page.nextCursor)
         }
     }
-
-    /// Conversations by the index `(last_activity_at, activity_seq)`, most recent first.
-    static let mostRecentFirst = Keyset(select: "SELECT \(columns), activity_seq FROM conversations", key: "last_activity_at",
-                                        id: "activity_seq")
 
     // MARK: - Writing
 
@@ -51,10 +43,9 @@ public struct ConversationStore: Sendable {
         try Conversation.validate(title: title)
         return try store.write { tx in
             let uid = UID.random()
-            let insert = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0)")
+            let insert = try tx.prepare(tx.connection.sql.conversations.insert)
             insert.bind(1, uid: uid).bind(2, title).bind(3, tx.now.milliseconds).bind(4, tx.now.milliseconds)
-            try insert.run()
-            let conversation = Conversation(id: tx.connection.lastInsertRowID, uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
+            let conversation = Conversation(id: try tx.connection.insertedID(insert), uid: uid, title: title, createdAt: tx.now, lastActivityAt: tx.now)
             try tx.announce(.conversationCreated(id: conversation.id, uid: uid))
             try Self.touch(tx, conversation.id, at: tx.now)
             return conversation
@@ -69,7 +60,7 @@ public struct ConversationStore: Sendable {
         return try store.write { tx in
             var conversation = try Self.require(tx.connection, id)
             guard conversation.title != title else { return conversation }
-            let stmt = try tx.prepare("UPDATE conversations SET title = ? WHERE id = ?")
+            let stmt = try tx.prepare(tx.connection.sql.conversations.rename)
             stmt.bind(1, title).bind(2, id)
             try stmt.run()
             conversation.title = title
@@ -87,13 +78,13 @@ public struct ConversationStore: Sendable {
     public func delete(_ id: Int64) throws {
         try store.write { tx in
             let conversation = try Self.require(tx.connection, id)
-            let select = try tx.prepare("SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+            let select = try tx.prepare(tx.connection.sql.conversations.messagesOf)
             select.bind(1, id)
             var messages: [(id: Int64, uid: String, content: String)] = []
             while try select.step() { messages.append((select.int64(0), select.uid(1), select.text(2))) }
             try tx.announce(.messagesDeleted(messages))
             // The messages go by ON DELETE CASCADE.
-            let delete = try tx.prepare("DELETE FROM conversations WHERE id = ?")
+            let delete = try tx.prepare(tx.connection.sql.conversations.delete)
             delete.bind(1, id)
             try delete.run()
             try tx.announce(.conversationDeleted(id: id, uid: conversation.uid))
@@ -106,12 +97,10 @@ public struct ConversationStore: Sendable {
     /// orders its last activity by that change. Returns the new id, or nil (writing nothing) when a
     /// conversation already has that uid. O(log n).
     static func insert(_ tx: WriteContext, _ conversation: Conversation) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO conversations(uid, title, created_at, last_activity_at, activity_seq) VALUES (?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING")
+        let stmt = try tx.prepare(tx.connection.sql.conversations.insertIfNew)
         stmt.bind(1, uid: conversation.uid).bind(2, conversation.title).bind(3, conversation.createdAt.milliseconds)
             .bind(4, conversation.lastActivityAt.milliseconds)
-        try stmt.run()
-        guard tx.connection.changes == 1 else { return nil }
-        let id = tx.connection.lastInsertRowID
+        guard let id = try tx.connection.insertedIDIfAny(stmt) else { return nil }
         try tx.announce(.conversationCreated(id: id, uid: conversation.uid))
         try touch(tx, id, at: conversation.lastActivityAt)
         return id
@@ -120,7 +109,7 @@ public struct ConversationStore: Sendable {
     /// Stores the title and times of `conversation` (found by its `id`) as given, and records the
     /// update. O(log n).
     static func overwrite(_ tx: WriteContext, _ conversation: Conversation) throws {
-        let stmt = try tx.prepare("UPDATE conversations SET title = ?, created_at = ?, last_activity_at = ? WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.conversations.update)
         stmt.bind(1, conversation.title).bind(2, conversation.createdAt.milliseconds)
             .bind(3, conversation.lastActivityAt.milliseconds).bind(4, conversation.id)
         try stmt.run()
@@ -131,14 +120,14 @@ public struct ConversationStore: Sendable {
     /// message: its creation and last activity (moved on to the newest message afterwards). Its
     /// creation is recorded already, in the same transaction. O(log n).
     static func redate(_ tx: WriteContext, _ id: Int64, createdAt: Timestamp) throws {
-        let stmt = try tx.prepare("UPDATE conversations SET created_at = ?, last_activity_at = ? WHERE id = ?")
-        stmt.bind(1, createdAt.milliseconds).bind(2, createdAt.milliseconds).bind(3, id)
+        let stmt = try tx.prepare(tx.connection.sql.conversations.redate)
+        stmt.bind(1, createdAt.milliseconds).bind(2, id)
         try stmt.run()
     }
 
     /// The conversation with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Conversation? {
-        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.conversations.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? conversation(from: stmt) : nil
@@ -146,7 +135,7 @@ public struct ConversationStore: Sendable {
 
     /// The oldest conversation titled exactly `title`, or nil. O(n): titles are not indexed.
     static func fetch(_ db: Connection, title: String) throws -> Conversation? {
-        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE title = ? ORDER BY id LIMIT 1")
+        let stmt = try db.prepare(db.sql.conversations.byTitle)
         stmt.bind(1, title)
         defer { stmt.reset() }
         return try stmt.step() ? conversation(from: stmt) : nil
@@ -156,13 +145,13 @@ public struct ConversationStore: Sendable {
 
     /// Makes `at` the conversation's last activity, ordered by the change just recorded.
     static func touch(_ tx: WriteContext, _ id: Int64, at: Timestamp) throws {
-        let stmt = try tx.prepare("UPDATE conversations SET last_activity_at = ?, activity_seq = ? WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.conversations.touch)
         stmt.bind(1, at.milliseconds).bind(2, tx.lastSeq).bind(3, id)
         try stmt.run()
     }
 
     static func require(_ db: Connection, _ id: Int64) throws -> Conversation {
-        let stmt = try db.prepare("SELECT \(columns) FROM conversations WHERE id = ?")
+        let stmt = try db.prepare(db.sql.conversations.byID)
         stmt.bind(1, id)
         guard try stmt.step() else { throw NotesError.notFound("conversation", id) }
         return conversation(from: stmt)

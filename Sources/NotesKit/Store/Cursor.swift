@@ -4,8 +4,8 @@
 /// caller saw, and a 64-bit FNV-1a tag over those with the store's secret. The tag makes cursors
 /// tamper-evident (a forged, edited or other store's cursor is refused as `.validation`); it is not
 /// a secret: a cursor reveals the position it encodes. A kind may go on, after a `~`, with what
-/// else binds the cursor (a search's field, case mode, order and query digest): such a cursor is
-/// refused by every other search of the same list.
+/// else binds the cursor (its order and date range; a search's field, case mode and query digest):
+/// such a cursor is refused by the same list in another order or range, and by every other search.
 struct CursorCodec: Sendable {
     let secret: UInt64
 
@@ -41,8 +41,12 @@ struct CursorCodec: Sendable {
         guard parts[0] == kind else {
             let list = { (kind: Substring) in kind.prefix { $0 != "~" } }
             if list(parts[0]) == list(Substring(kind)) {
-                throw NotesError.validation("cursor", "the cursor belongs to another search (another query, field, case mode or order); pass next_cursor only to the search that returned it",
-                                            code: "cursor_other_search")
+                if kind.contains("search") {
+                    throw NotesError.validation("cursor", "the cursor belongs to another search (another query, field, case mode, order or date range); pass next_cursor only to the search that returned it",
+                                                code: "cursor_other_search")
+                }
+                throw NotesError.validation("cursor", "the cursor belongs to this list in another order or date range; pass next_cursor with the order, since and until of the call that returned it",
+                                            code: "cursor_other_range")
             }
             throw NotesError.validation("cursor", "the cursor belongs to another list (\(list(parts[0]))), not to this one (\(list(Substring(kind))))",
                                         code: "cursor_other_list")

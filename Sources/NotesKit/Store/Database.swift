@@ -47,6 +47,19 @@ protocol DatabaseConnection: AnyObject {
     func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws
     /// Closes the connection (its statements were finalized first).
     func close()
+
+    // Storage upkeep: what a backend does its own way (SQLite: PRAGMAs), or not at all.
+
+    /// Inside a write transaction that removed rows (a compaction): gives the freed space back
+    /// and returns the bytes given back, or nil when that can only be done outside a transaction.
+    func reclaimSpace() throws -> Int64?
+    /// Outside any transaction: gives freed space back; returns the bytes (0 when nothing to do).
+    func reclaimSpaceOutsideTransaction() throws -> Int64
+    /// Runs `body`, a large write transaction (an import), with the connection tuned for it.
+    func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T
+    /// Caps the database at about `bytes` while this connection is open (`.storageFull` past it);
+    /// returns the cap in effect. A backend without a cap refuses with `.invalidArgument`.
+    func setMaxSize(bytes: Int64) throws -> Int64
 }
 
 /// One prepared statement of a ``DatabaseConnection``: parameters 1-based, columns 0-based.
@@ -75,8 +88,19 @@ protocol DatabaseStatement {
 /// The store's handle on one database connection, whatever the backend: a cache of prepared
 /// statements, transactions, and the backend's SQL (``sql``).
 ///
-/// Not thread-safe: a ``Store`` owns it and serializes every use behind its lock.
-final class Connection {
+/// Not thread-safe by itself: the backend's connection is not (SQLite's is opened with
+/// `SQLITE_OPEN_NOMUTEX`) and the statement cache is plain Swift state.
+///
+/// Why `@unchecked Sendable` is safe: a connection is only ever used by one thread at a time. A
+/// ``Store``'s connection lives inside the store's `Mutex<Connection?>` and is handed only to the
+/// non-escaping bodies of `Store.read`/`Store.write`, which run under that lock; the other
+/// connections (a selection's second half, `BackgroundRead`) are made, used and closed by one
+/// thread. What the compiler cannot see is that those bodies never keep the connection (or a
+/// `Statement` of it) past their return; the conformance is what lets it check everything around
+/// the lock (`Store` itself and the layouts, selections and threads built on it are checked
+/// `Sendable`). Exercised from many threads at once by `ConcurrencyTests` (Swift) and
+/// `test_threads.py`.
+final class Connection: @unchecked Sendable {
     let database: any DatabaseConnection
     /// The backend's statements (see ``StoreSQL``).
     let sql: StoreSQL
@@ -144,6 +168,30 @@ final class Connection {
 
     var lastInsertRowID: Int64 { database.lastInsertRowID }
     var changes: Int { database.changes }
+
+    // MARK: - Inserted ids
+    //
+    // A single-row INSERT (conversations, drafts) learns its id here: from the row the statement
+    // returns (a backend whose insert statements end in `RETURNING id`), else from the
+    // connection's last insert rowid (SQLite, where a RETURNING would cost a row per insert).
+    // Articles and messages insert through `WriteContext.insertRows` (`RowInsert.swift`).
+
+    /// Runs an INSERT of one row and returns its id, or nil when it inserted nothing (an
+    /// `ON CONFLICT DO NOTHING` that met its uid).
+    func insertedIDIfAny(_ insert: Statement) throws -> Int64? {
+        if try insert.step() {
+            let id = insert.int64(0)
+            while try insert.step() {}
+            return id
+        }
+        return changes == 1 ? lastInsertRowID : nil
+    }
+
+    /// Runs an INSERT of one row that must insert it, and returns its id.
+    func insertedID(_ insert: Statement) throws -> Int64 {
+        guard let id = try insertedIDIfAny(insert) else { throw NotesError(.internalError, "an insert wrote no row") }
+        return id
+    }
 }
 
 /// A prepared statement of a ``Connection``. Bind parameters are 1-based, columns 0-based.
@@ -266,8 +314,8 @@ final class Statement {
             for i in 0..<16 {
                 if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
                 let byte = UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i & 7)))
-                out[at] = hexDigits[Int(byte >> 4)]
-                out[at + 1] = hexDigits[Int(byte & 0x0F)]
+                out[at] = hexDigit(byte >> 4)
+                out[at + 1] = hexDigit(byte & 0x0F)
                 at += 2
             }
             return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
@@ -349,4 +397,7 @@ final class Statement {
     }
 }
 
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+/// The lower-case hex digit of `nibble` (0...15), as ASCII (arithmetic, not a global table: a
+/// table is a lazily made global, checked on every use of a million-row scan).
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }

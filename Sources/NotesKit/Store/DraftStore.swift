@@ -6,8 +6,6 @@
 /// saved: later saves update that article (`.conflict` if it changed meanwhile). `discard` — the
 /// editor's back button — ends the session.
 extension ArticleStore {
-    static let draftColumns = "id, uid, article_id, base_revision, title, content, created_at, updated_at"
-
     /// Opens a draft for a new article. Its title defaults to today's date (`YYYY-MM-DD`) in the
     /// host's local time zone, as the notes app did; its content defaults to empty.
     public func newDraft(title: String? = nil, content: String = "") throws -> Draft {
@@ -41,7 +39,7 @@ extension ArticleStore {
     /// discarded. O(n).
     public func drafts() throws -> [Draft] {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.draftColumns) FROM drafts WHERE unsaved = 1 ORDER BY id")
+            let stmt = try db.prepare(db.sql.drafts.unsaved)
             var out: [Draft] = []
             while try stmt.step() { out.append(Self.draft(from: stmt)) }
             return out
@@ -57,7 +55,7 @@ extension ArticleStore {
             draft.title = title ?? draft.title
             draft.content = content ?? draft.content
             draft.updatedAt = tx.now
-            let stmt = try tx.prepare("UPDATE drafts SET title = ?, content = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
+            let stmt = try tx.prepare(tx.connection.sql.drafts.edit)
             stmt.bind(1, draft.title).bind(2, draft.content).bind(3, tx.now.milliseconds).bind(4, id)
             try stmt.run()
             return draft
@@ -89,7 +87,7 @@ extension ArticleStore {
             } else {
                 var saved = Article(id: 0, uid: draft.uid, title: draft.title, content: draft.content,
                                     createdAt: tx.now, updatedAt: tx.now, revision: 1)
-                guard let id = try Self.insert(tx, saved) else {
+                guard let id = try Self.insertRows(tx, [saved])[0] else {
                     throw NotesError(.conflict, "an article with uid \(draft.uid) already exists (draft \(id) was imported twice?); the draft is kept",
                                      field: "uid", code: "uid_exists")
                 }
@@ -137,16 +135,15 @@ extension ArticleStore {
     /// Inserts `draft` with its uid and times as given; nil (writing nothing) when a draft already
     /// has that uid. O(log n).
     static func insertDraft(_ tx: WriteContext, _ draft: Draft) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO drafts(uid, article_id, base_revision, title, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
+        let stmt = try tx.prepare(tx.connection.sql.drafts.insertIfNew)
         stmt.bind(1, uid: draft.uid).bind(2, draft.articleId).bind(3, draft.baseRevision).bind(4, draft.title).bind(5, draft.content)
             .bind(6, draft.createdAt.milliseconds).bind(7, draft.updatedAt.milliseconds)
-        try stmt.run()
-        return tx.connection.changes == 1 ? tx.connection.lastInsertRowID : nil
+        return try tx.connection.insertedIDIfAny(stmt)
     }
 
     /// Stores every field of `draft` (found by its `id`) as given, as holding unsaved text. O(log n).
     static func overwriteDraft(_ tx: WriteContext, _ draft: Draft) throws {
-        let stmt = try tx.prepare("UPDATE drafts SET article_id = ?, base_revision = ?, title = ?, content = ?, created_at = ?, updated_at = ?, unsaved = 1 WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.drafts.update)
         stmt.bind(1, draft.articleId).bind(2, draft.baseRevision).bind(3, draft.title).bind(4, draft.content)
             .bind(5, draft.createdAt.milliseconds).bind(6, draft.updatedAt.milliseconds).bind(7, draft.id)
         try stmt.run()
@@ -154,7 +151,7 @@ extension ArticleStore {
 
     /// The draft with `uid` (lower-case), or nil. O(log n).
     static func fetchDraft(_ db: Connection, uid: String) throws -> Draft? {
-        let stmt = try db.prepare("SELECT \(draftColumns) FROM drafts WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.drafts.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? draft(from: stmt) : nil
@@ -162,19 +159,19 @@ extension ArticleStore {
 
     /// Marks draft `id` as holding nothing unsaved (saved, or just opened on an article). O(log n).
     static func markSaved(_ tx: WriteContext, _ id: Int64) throws {
-        let stmt = try tx.prepare("UPDATE drafts SET unsaved = 0 WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.drafts.markSaved)
         stmt.bind(1, id)
         try stmt.run()
     }
 
     static func deleteDraft(_ tx: WriteContext, _ id: Int64) throws {
-        let stmt = try tx.prepare("DELETE FROM drafts WHERE id = ?")
+        let stmt = try tx.prepare(tx.connection.sql.drafts.delete)
         stmt.bind(1, id)
         try stmt.run()
     }
 
     static func fetchDraft(_ db: Connection, _ id: Int64) throws -> Draft? {
-        let stmt = try db.prepare("SELECT \(draftColumns) FROM drafts WHERE id = ?")
+        let stmt = try db.prepare(db.sql.drafts.byID)
         stmt.bind(1, id)
         return try stmt.step() ? draft(from: stmt) : nil
     }

@@ -16,23 +16,19 @@
 /// - `revision` is the articles' revision after the change (every change of the row has it).
 enum Feed {
     static let entities = ["article", "conversation", "message"]
-    static let tables = ["articles", "conversations", "messages"]
     static let operations: [Change.Operation] = [.create, .update, .delete]
     /// At most this many changes in a row with `entries` or `uids`, so that rewriting one during a
     /// compaction stays small.
     static let maxListedEntries = 65_536
-    static let columns = "seq, last_seq, kind, entity_id, at, revision, entries, uids"
 
     static func kind(_ entity: String, _ operation: Change.Operation) -> Int64? {
         guard let e = entities.firstIndex(of: entity), let o = operations.firstIndex(of: operation) else { return nil }
         return Int64(o * 3 + e)
     }
 
-    static func isDelete(_ kind: Int64) -> Bool { kind >= 6 }
-
     /// The seq of the newest change, 0 for a store without any. O(log n).
     static func lastSeq(_ db: Connection) throws -> Int64 {
-        try Store.scalar(db, "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)")
+        try Store.scalar(db, db.sql.feed.lastSeq)
     }
 
     /// The changes after `since`, oldest first, at most `limit`. With `uids` false, each change's
@@ -49,12 +45,12 @@ enum Feed {
             }
         }
         // The row that starts at or before `since` may run past it.
-        let before = try db.prepare("SELECT \(columns) FROM feed WHERE seq <= ? ORDER BY seq DESC LIMIT 1")
+        let before = try db.prepare(db.sql.feed.rowAtOrBefore)
         before.bind(1, since)
         if try before.step(), before.int64(1) > since { try take(FeedRow(before)) }
         before.reset()
         if out.count < limit {
-            let after = try db.prepare("SELECT \(columns) FROM feed WHERE seq > ? ORDER BY seq")
+            let after = try db.prepare(db.sql.feed.rowsAfter)
             after.bind(1, since)
             while out.count < limit, try after.step() { try take(FeedRow(after)) }
             after.reset()
@@ -69,7 +65,7 @@ enum Feed {
         var missing: [Int: [Int]] = [:]  // entity index -> positions in `changes`
         for (n, change) in changes.enumerated() where change.operation != .delete {
             guard let e = entities.firstIndex(of: change.entity) else { continue }
-            let stmt = try db.prepare("SELECT uid FROM \(tables[e]) WHERE id = ?")
+            let stmt = try db.prepare(db.sql.feed.uidByID[e])
             stmt.bind(1, change.entityId)
             if try stmt.step() {
                 changes[n].uid = stmt.uid(0)
@@ -81,7 +77,7 @@ enum Feed {
         for (e, positions) in missing {
             var needed = Set(positions.map { changes[$0].entityId })
             var found: [Int64: String] = [:]
-            let deletes = try db.prepare("SELECT \(columns) FROM feed INDEXED BY feed_deletes WHERE kind = ? AND kind >= 6 AND seq > ? ORDER BY seq")
+            let deletes = try db.prepare(db.sql.feed.deletesAfter)
             deletes.bind(1, Int64(6 + e)).bind(2, changes[positions[0]].seq)
             while !needed.isEmpty, try deletes.step() {
                 let row = FeedRow(deletes)
@@ -245,7 +241,7 @@ struct FeedRun {
     /// Writes the run as one row and empties it.
     mutating func write(_ db: Connection) throws {
         guard count > 0 else { return }
-        let stmt = try db.prepare("INSERT INTO feed(\(Feed.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        let stmt = try db.prepare(db.sql.feed.insert)
         stmt.bind(1, firstSeq).bind(2, lastSeq).bind(3, kind).bind(4, firstId).bind(5, at).bind(6, revision)
         if let entries { stmt.bind(7, blob: entries) } else { stmt.bind(7, nil as Int64?) }
         if let uids { stmt.bind(8, blob: uids) } else { stmt.bind(8, nil as Int64?) }

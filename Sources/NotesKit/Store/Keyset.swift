@@ -1,42 +1,118 @@
-/// Keyset paging, newest first, over a `(key, id)` order: `ORDER BY key DESC, id DESC`.
+/// The one keyset walk: rows in `(key, id)` order — newest first, or oldest first when
+/// `ascending` — optionally narrowed by filters and a time range on `key`, strictly after a
+/// position. Lists, history, both searches and `select` read through it.
 ///
 /// A row-value predicate `(key, id) < (?, ?)` lets SQLite seek on `key` only and then walk every
 /// row that shares it, so a page deep inside a run of equal keys (a bulk import writes thousands of
-/// rows in one millisecond) costs O(depth). This splits the seek in two index seeks instead: the
-/// rest of the current key (`key = ? AND id < ?`), then, if the page is not full, older keys
-/// (`key < ?`). Both need an index on `(filter columns…, key, id)`. O(log n + limit) at any depth.
-struct Keyset {
+/// rows in one millisecond) costs O(depth). After a position the walk is two index seeks instead:
+/// the rest of the current key (`key = ? AND id < ?`), then the keys beyond it (`key < ?`). Both
+/// need an index on `(filter columns…, key, id)`; the range becomes `key >= ? AND key < ?` in the
+/// same seek, so a week out of a million rows reads that week only. O(log n + rows read) at any depth.
+struct Keyset: Sendable {
     /// `SELECT columns FROM table`, without WHERE.
     let select: String
     /// The sort key's column, e.g. `created_at`.
     let key: String
     /// The id column (the tie-breaker), e.g. `id`.
     var id: String = "id"
-    /// An extra condition with its `?` parameters, e.g. `conversation_id = ?`; nil for none.
-    var filter: String? = nil
+    /// Conditions with `?` parameters (e.g. `conversation_id = ?`), bound from `binds` in order.
+    var filters: [String] = []
+    var binds: [Int64] = []
+    /// Oldest first (`key`, then `id`, ascending) instead of newest first.
+    var ascending = false
+    /// The range of `key` (milliseconds) walked.
+    var range = TimeRange.all
 
-    /// Up to `limit` rows after `position` (from the start when nil), newest first.
-    /// `bind` binds the filter's parameters starting at the index it is given and returns the next free one.
-    func rows<Row>(_ db: Connection, after position: CursorCodec.Position?, limit: Int,
-                   bind: (Statement, Int32) -> Int32 = { _, i in i }, row: (Statement) -> Row) throws -> [Row] {
-        let base = filter.map { "\(select) WHERE \($0) AND " } ?? "\(select) WHERE "
+    /// The same walk selecting other columns (`select` is `SELECT columns FROM table`).
+    func selecting(_ select: String) -> Keyset {
+        Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range)
+    }
+
+    /// The same walk in the given order.
+    func ordered(ascending: Bool) -> Keyset {
+        var walk = self
+        walk.ascending = ascending
+        return walk
+    }
+
+    /// Whether (key, id) `a` comes before `b` in the walk's order.
+    func precedes(_ a: CursorCodec.Position, _ b: CursorCodec.Position) -> Bool {
+        ascending ? (a.key, a.id) < (b.key, b.id) : (a.key, a.id) > (b.key, b.id)
+    }
+
+    private enum Seek { case all, sameKey, beyond }
+
+    /// Statements that, stepped one after the other, give the rows in order strictly after
+    /// `position` (from the start when nil). No LIMIT: the caller stops stepping when it has enough.
+    func statements(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
+        guard !range.isEmpty else { return [] }
+        guard let position else { return [try statement(db, .all, position, limit: nil)] }
+        return [try statement(db, .sameKey, position, limit: nil), try statement(db, .beyond, position, limit: nil)]
+    }
+
+    /// Up to `limit` rows after `position` (from the start when nil), each made by `row`.
+    func rows<Row>(_ db: Connection, after position: CursorCodec.Position?, limit: Int, row: (Statement) throws -> Row) throws -> [Row] {
         var out: [Row] = []
-        out.reserveCapacity(limit)
-        guard let position else {
-            let stmt = try db.prepare("\(select)\(filter.map { " WHERE \($0)" } ?? "") ORDER BY \(key) DESC, \(id) DESC LIMIT ?")
-            stmt.bind(bind(stmt, 1), Int64(limit))
-            while try stmt.step() { out.append(row(stmt)) }
-            return out
+        guard !range.isEmpty, limit > 0 else { return out }
+        out.reserveCapacity(min(limit, 1_024))
+        for seek in position == nil ? [Seek.all] : [.sameKey, .beyond] {
+            guard out.count < limit else { break }
+            let stmt = try statement(db, seek, position, limit: limit - out.count)
+            defer { stmt.reset() }
+            while try stmt.step() { out.append(try row(stmt)) }
         }
-        let sameKey = try db.prepare(base + "\(key) = ? AND \(id) < ? ORDER BY \(id) DESC LIMIT ?")
-        var i = bind(sameKey, 1)
-        sameKey.bind(i, position.key).bind(i + 1, position.id).bind(i + 2, Int64(limit))
-        while try sameKey.step() { out.append(row(sameKey)) }
-        guard out.count < limit else { return out }
-        let olderKeys = try db.prepare(base + "\(key) < ? ORDER BY \(key) DESC, \(id) DESC LIMIT ?")
-        i = bind(olderKeys, 1)
-        olderKeys.bind(i, position.key).bind(i + 1, Int64(limit - out.count))
-        while try olderKeys.step() { out.append(row(olderKeys)) }
         return out
+    }
+
+    private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?) throws -> Statement {
+        let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
+        var conditions = filters
+        if range.since != nil { conditions.append("\(key) >= ?") }
+        if range.until != nil { conditions.append("\(key) < ?") }
+        let orderBy: String
+        switch seek {
+        case .all:
+            orderBy = "\(key) \(order), \(id) \(order)"
+        case .sameKey:
+            conditions += ["\(key) = ?", "\(id) \(beyond) ?"]
+            orderBy = "\(id) \(order)"
+        case .beyond:
+            conditions.append("\(key) \(beyond) ?")
+            orderBy = "\(key) \(order), \(id) \(order)"
+        }
+        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let stmt = try db.prepare("\(select)\(whereSQL) ORDER BY \(orderBy)\(limit == nil ? "" : " LIMIT ?")")
+        var i: Int32 = 1
+        func bind(_ value: Int64) {
+            stmt.bind(i, value)
+            i += 1
+        }
+        binds.forEach(bind)
+        if let since = range.since { bind(since.milliseconds) }
+        if let until = range.until { bind(until.milliseconds) }
+        if let position {
+            bind(position.key)
+            if seek == .sameKey { bind(position.id) }
+        }
+        if let limit { bind(Int64(limit)) }
+        return stmt
+    }
+
+    /// The cursor kind of a walk of list `list`: the list, then its order and range when they are
+    /// not the list's default, so a cursor is refused by the same list in another order or range.
+    func cursorKind(_ list: String, defaultAscending: Bool = false) -> String {
+        var parts = [list]
+        if ascending != defaultAscending { parts.append(ascending ? "asc" : "desc") }
+        if range != .all { parts.append(range.cursorTag) }
+        return parts.joined(separator: "~")
+    }
+}
+
+extension Store {
+    /// The one page builder: the first `limit` of `rows` (read with one more than `limit`), and a
+    /// cursor of kind `kind` at the last of them when more exist. `position` gives a row's place.
+    func page<Row>(_ rows: [Row], limit: Int, kind: String, position: (Row) -> CursorCodec.Position) -> Page<Row> {
+        guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
+        return Page(items: Array(rows.prefix(limit)), nextCursor: cursors.encode(kind: kind, position(last)))
     }
 }

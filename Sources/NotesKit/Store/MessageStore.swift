@@ -23,7 +23,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `id`, or nil, inside a read.
     static func fetch(_ db: Connection, _ id: Int64) throws -> Message? {
-        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE id = ?")
+        let stmt = try db.prepare(db.sql.messages.byID)
         stmt.bind(1, id)
         return try stmt.step() ? message(from: stmt) : nil
     }
@@ -36,31 +36,32 @@ public struct MessageStore: Sendable {
     /// a chat shows them; `nextCursor` is nil once nothing earlier exists. Ordered by `sentAt`,
     /// then `id`: messages added while a reader pages back are never seen twice nor make it skip
     /// one. A page at any depth costs O(log n + limit). `limit` is 1...1000; `.notFound` for an
-    /// unknown conversation; a cursor of another conversation's history is `.validation` on
-    /// `cursor`.
-    public func history(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> Page<Message> {
+    /// unknown conversation; a cursor of another conversation's history, or of another `range`, is
+    /// `.validation` on `cursor`. With `range`, only the messages sent within it.
+    public func history(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil, range: TimeRange = .all) throws -> Page<Message> {
         try PageLimit.check(limit)
-        let kind = Self.historyKind(conversationId)
+        let walk = Self.historyWalk(conversationId, range: range)
+        let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             _ = try ConversationStore.require(db, conversationId)
-            var rows = try Self.newestFirst.rows(db, after: position, limit: limit + 1, bind: { stmt, i in
-                stmt.bind(i, conversationId)
-                return i + 1
-            }, row: Self.message(from:))
-            var next: String?
-            if rows.count > limit {
-                rows.removeLast()
-                let oldest = rows[rows.count - 1]
-                next = store.cursors.encode(kind: kind, .init(key: oldest.sentAt.milliseconds, id: oldest.id))
+            var page = store.page(try walk.rows(db, after: position, limit: limit + 1, row: Self.message(from:)), limit: limit, kind: kind) {
+                .init(key: $0.sentAt.milliseconds, id: $0.id)
             }
-            rows.reverse()
-            return Page(items: rows, nextCursor: next)
+            page.items.reverse()
+            return page
         }
     }
 
-    /// One conversation's messages newest first, by the index `(conversation_id, sent_at, id)`.
-    static let newestFirst = Keyset(select: "SELECT \(columns) FROM messages", key: "sent_at", filter: "conversation_id = ?")
+    /// Every conversation's messages sent within `range`, newest first unless `ascending`, by the index `(sent_at, id)`.
+    static func walk(_ select: String = "SELECT \(columns) FROM messages", range: TimeRange = .all, ascending: Bool = false) -> Keyset {
+        Keyset(select: select, key: "sent_at", ascending: ascending, range: range)
+    }
+
+    /// One conversation's messages sent within `range`, newest first, by the index `(conversation_id, sent_at, id)`.
+    static func historyWalk(_ conversationId: Int64, _ select: String = "SELECT \(columns) FROM messages", range: TimeRange = .all) -> Keyset {
+        Keyset(select: select, key: "sent_at", filters: ["conversation_id = ?"], binds: [conversationId], range: range)
+    }
 
     // MARK: - Writing
 
@@ -106,12 +107,8 @@ public struct MessageStore: Sendable {
                 }
                 prepared.append(Message(id: 0, uid: uid, conversationId: conversationId, content: record.content,
                                         fromMe: record.fromMe, sentAt: record.sentAt ?? Timestamp(milliseconds: 0), sender: record.sender))
-            } catch var error as NotesError {
-                if records.count > 1 {
-                    error.line = index
-                    error.message = "record \(index): " + error.message
-                }
-                throw error
+            } catch let error as NotesError {
+                throw error.inRecord(index, of: records.count)
             }
         }
         guard !records.isEmpty else {
@@ -124,95 +121,66 @@ public struct MessageStore: Sendable {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
                 newest = max(newest, prepared[index].sentAt.milliseconds)
             }
-            let activity = try tx.prepare("SELECT last_activity_at FROM conversations WHERE id = ?")
+            let activity = try tx.prepare(tx.connection.sql.conversations.lastActivity)
             activity.bind(1, conversationId)
             guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
             let lastActivity = activity.int64(0)
 
-            let insert = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)")
-            func insertOne(_ index: Int) throws {
-                let m = prepared[index]
-                insert.reset()
-                insert.bind(1, uid: m.uid).bind(2, conversationId).bind(3, m.content).bind(4, m.fromMe ? 1 : 0).bind(5, m.sentAt.milliseconds)
-                    .bind(6, m.sender)
-                do {
-                    try insert.run()
-                } catch var error as NotesError where error.kind == .conflict {
-                    error.field = "uid"
-                    error.line = records.count > 1 ? index : nil
-                    error.message = "a message with uid \(m.uid) already exists"
-                    throw error
+            let ids = try Self.insertRows(tx, prepared)
+            for index in prepared.indices {
+                guard let id = ids[index] else {
+                    throw NotesError(.conflict, "a message with uid \(prepared[index].uid) already exists", field: "uid",
+                                     line: records.count > 1 ? index : nil)
                 }
-                prepared[index].id = tx.connection.lastInsertRowID
+                prepared[index].id = id
             }
-            // In bulk, rowsPerInsert rows per statement: SQLite's work per statement (AUTOINCREMENT's
-            // bookkeeping included) is then paid once per chunk. AUTOINCREMENT under the write lock
-            // numbers a statement's rows consecutively.
-            let per = Self.rowsPerInsert, whole = prepared.count / per * per
-            for start in stride(from: 0, to: whole, by: per) {
-                let many = try tx.prepare(Self.multiRowInsert)
-                for k in 0..<per {
-                    let m = prepared[start + k], p = Int32(6 * k)
-                    many.bind(p + 1, uid: m.uid).bind(p + 2, conversationId).bind(p + 3, m.content).bind(p + 4, m.fromMe ? 1 : 0).bind(p + 5, m.sentAt.milliseconds)
-                        .bind(p + 6, m.sender)
-                }
-                do {
-                    try many.run()
-                } catch let error as NotesError where error.kind == .conflict {
-                    for index in start..<(start + per) { try insertOne(index) }  // finds and names the record
-                    throw error
-                }
-                let last = tx.connection.lastInsertRowID
-                for k in 0..<per { prepared[start + k].id = last - Int64(per - 1 - k) }
-            }
-            for index in whole..<prepared.count { try insertOne(index) }
-            try tx.announce(.messagesCreated(prepared))
             // Imported older messages leave the conversation where it is in the list.
             if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
         }
     }
 
-    static let rowsPerInsert = 64
-    static let multiRowInsert = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
-
     /// Deletes message `id`; `.notFound` if there is none. Its conversation's last activity stays.
     public func delete(_ id: Int64) throws {
         try store.write { tx in
-            let select = try tx.prepare("SELECT uid, content FROM messages WHERE id = ?")
+            let select = try tx.prepare(tx.connection.sql.messages.uidAndContent)
             select.bind(1, id)
             guard try select.step() else { throw NotesError.notFound("message", id) }
             let uid = select.uid(0), content = select.text(1)
-            let delete = try tx.prepare("DELETE FROM messages WHERE id = ?")
+            let delete = try tx.prepare(tx.connection.sql.messages.delete)
             delete.bind(1, id)
             try delete.run()
             try tx.announce(.messagesDeleted([(id, uid, content)]))
         }
     }
 
-    // MARK: - Rows written by imports
-    //
-    // An import writes messages one at a time through these (bulk sends go through insertMany's
-    // multi-row statements); the caller moves the conversations' last activity once at the end.
+    // MARK: - Rows written
 
-    /// Inserts `message` with its uid, conversation and time as given, and records the creation.
-    /// Returns the new id, or nil (writing nothing) when a message already has that uid. O(log n).
-    static func insert(_ tx: WriteContext, _ message: Message) throws -> Int64? {
-        let stmt = try tx.prepare("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING")
-        stmt.bind(1, uid: message.uid).bind(2, message.conversationId).bind(3, message.content)
-            .bind(4, message.fromMe ? 1 : 0).bind(5, message.sentAt.milliseconds).bind(6, message.sender)
-        try stmt.run()
-        guard tx.connection.changes == 1 else { return nil }
-        var inserted = message
-        inserted.id = tx.connection.lastInsertRowID
-        try tx.announce(.messagesCreated([inserted]))
-        return inserted.id
+    /// Inserts `messages` (each with its `conversationId`) with their uids and times as given,
+    /// records their creation and hands them to the search index (see ``WriteContext/insertRows``);
+    /// the caller moves the conversations' last activity. Returns each new id, or nil (writing
+    /// nothing for it) when a message already has that uid. O(k log n).
+    static func insertRows(_ tx: WriteContext, _ messages: [Message]) throws -> [Int64?] {
+        let ids = try tx.insertRows(count: messages.count, tx.connection.sql.messages.inserts, bind: { stmt, p, k in
+            let m = messages[k]
+            stmt.bind(p, uid: m.uid).bind(p + 1, m.conversationId).bind(p + 2, m.content).bind(p + 3, m.fromMe ? 1 : 0)
+                .bind(p + 4, m.sentAt.milliseconds).bind(p + 5, m.sender)
+        }, uid: { messages[$0].uid })
+        var created: [Message] = []
+        created.reserveCapacity(messages.count)
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            var message = messages[k]
+            message.id = id
+            created.append(message)
+        }
+        try tx.announce(.messagesCreated(created))
+        return ids
     }
 
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
-        let stmt = try db.prepare("SELECT \(columns) FROM messages WHERE uid = ?")
+        let stmt = try db.prepare(db.sql.messages.byUID)
         stmt.bind(1, uid: uid)
         defer { stmt.reset() }
         return try stmt.step() ? message(from: stmt) : nil
@@ -222,7 +190,7 @@ public struct MessageStore: Sendable {
     /// `fromMe` have exactly `content`: how a transcript, which has no uids, recognises messages
     /// already stored. O(log n + messages in that interval).
     static func countSame(_ db: Connection, conversationId: Int64, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int {
-        let stmt = try db.prepare("SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        let stmt = try db.prepare(db.sql.messages.countSame)
         stmt.bind(1, conversationId).bind(2, from).bind(3, to).bind(4, fromMe ? 1 : 0).bind(5, content)
         defer { stmt.reset() }
         return try stmt.step() ? Int(stmt.int64(0)) : 0
@@ -232,7 +200,7 @@ public struct MessageStore: Sendable {
     /// `fromMe` with exactly `content`, or nil: the conversation a transcript was exported from.
     /// O(log n + messages in that interval).
     static func conversationHolding(_ db: Connection, from: Int64, to: Int64, fromMe: Bool, content: String) throws -> Int64? {
-        let stmt = try db.prepare("SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?")
+        let stmt = try db.prepare(db.sql.messages.conversationHolding)
         stmt.bind(1, from).bind(2, to).bind(3, fromMe ? 1 : 0).bind(4, content)
         defer { stmt.reset() }
         return try stmt.step() ? stmt.optionalInt64(0) : nil

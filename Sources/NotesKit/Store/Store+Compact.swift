@@ -40,40 +40,27 @@ extension Store {
         let pinned = oldestPinnedSeq
         var report = try write { tx -> CompactReport in
             let db = tx.connection
-            let pagesBefore = try Store.scalar(db, "PRAGMA page_count")
             let last = try Feed.lastSeq(db)
             var horizon = last
             if let pinned { horizon = min(horizon, pinned - 1) }
             if retainMilliseconds > 0 {
                 let cutoff = tx.now.milliseconds - min(retainMilliseconds, tx.now.milliseconds - Timestamp.range.lowerBound)
-                let stmt = try db.prepare("SELECT seq FROM feed WHERE at >= ? ORDER BY seq LIMIT 1")
+                let stmt = try db.prepare(db.sql.feed.firstSeqSince)
                 stmt.bind(1, cutoff)
                 if try stmt.step() { horizon = min(horizon, stmt.int64(0) - 1) }
                 stmt.reset()
             }
             let (removed, kept) = try Store.compactFeed(db, through: horizon)
-            let meta = try db.prepare("INSERT INTO meta(key, value) VALUES ('feed_horizon', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)")
-            meta.bind(1, horizon)
+            let meta = try db.prepare(db.sql.meta.raise)
+            meta.bind(1, "feed_horizon").bind(2, horizon)
             try meta.run()
-            var freed: Int64 = 0
-            if try Store.scalar(db, "PRAGMA auto_vacuum") == 2 {
-                try db.execute("PRAGMA incremental_vacuum")
-                freed = max(0, pagesBefore - (try Store.scalar(db, "PRAGMA page_count"))) * (try Store.scalar(db, "PRAGMA page_size"))
-            }
-            return CompactReport(changesRemoved: removed, changesKept: kept, bytesFreed: freed, horizon: horizon)
+            let freed = try db.database.reclaimSpace()
+            return CompactReport(changesRemoved: removed, changesKept: kept, bytesFreed: freed ?? -1, horizon: horizon)
         }
-        if try read({ db in try Store.scalar(db, "PRAGMA auto_vacuum") }) != 2 {
-            report.bytesFreed = try read { db in try Store.vacuumIntoIncrementalMode(db) }
+        if report.bytesFreed < 0 {  // -1: the backend frees space only outside a transaction
+            report.bytesFreed = try read { db in try db.database.reclaimSpaceOutsideTransaction() }
         }
         return report
-    }
-
-    /// Rewrites the whole file with `auto_vacuum = INCREMENTAL` (VACUUM; outside any transaction):
-    /// what a store made before that mode needs once. Returns the bytes it gave back.
-    static func vacuumIntoIncrementalMode(_ db: Connection) throws -> Int64 {
-        let before = try scalar(db, "PRAGMA page_count")
-        try db.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
-        return max(0, before - (try scalar(db, "PRAGMA page_count"))) * (try scalar(db, "PRAGMA page_size"))
     }
 
     /// Removes each change with a seq up to `horizon` that a newer change of the same record
@@ -85,7 +72,7 @@ extension Store {
         var removed = 0, kept = 0
         var emptied: [Int64] = []
         var rewritten: [(row: FeedRow, keep: [FeedEntry])] = []
-        let walk = try db.prepare("SELECT \(Feed.columns) FROM feed ORDER BY seq DESC")
+        let walk = try db.prepare(db.sql.feed.rowsNewestFirst)
         while try walk.step() {
             let row = FeedRow(walk)
             guard row.kind >= 0 && row.kind < 9 else { throw Feed.damaged("an unknown kind \(row.kind)") }
@@ -122,7 +109,7 @@ extension Store {
             }
         }
         walk.reset()
-        let delete = try db.prepare("DELETE FROM feed WHERE seq = ?")
+        let delete = try db.prepare(db.sql.feed.delete)
         for seq in emptied {
             delete.bind(1, seq)
             try delete.run()

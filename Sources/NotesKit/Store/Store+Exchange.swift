@@ -33,17 +33,32 @@ struct Given {
 /// snapshot even while other connections write. Rows come oldest first (by id), one at a time.
 final class ExportReader {
     let db: Connection
+    /// Only articles created and messages sent within it (see ``ExportOptions/range``).
+    let range: TimeRange
 
-    init(_ db: Connection) { self.db = db }
+    init(_ db: Connection, range: TimeRange = .all) {
+        self.db = db
+        self.range = range
+    }
 
-    /// How many rows `table` holds ("articles", "drafts", ...). O(n).
-    func count(_ table: String) throws -> Int {
-        Int(try Store.scalar(db, "SELECT count(*) FROM \(table)"))
+    /// `all` without a range; with one, `within` with the range bound from parameter `first`
+    /// (since, inclusive, then until, exclusive; an open end binds Int64.min / Int64.max).
+    private func statement(_ all: String, _ within: String, rangeFrom first: Int32 = 1) throws -> Statement {
+        guard range != .all else { return try db.prepare(all) }
+        let stmt = try db.prepare(within)
+        stmt.bind(first, range.since?.milliseconds ?? Int64.min)
+        stmt.bind(first + 1, range.until?.milliseconds ?? Int64.max)
+        return stmt
+    }
+
+    /// How many conversations the store holds. O(n).
+    func conversationCount() throws -> Int {
+        Int(try Store.scalar(db, db.sql.exchange.countConversations))
     }
 
     /// Every article, by id. O(n), one row in memory at a time.
     func forEachArticle(_ body: (Article) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles ORDER BY id")
+        let stmt = try statement(db.sql.exchange.articles, db.sql.exchange.articlesWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.article(from: stmt)) }
     }
@@ -52,10 +67,8 @@ final class ExportReader {
     /// uid of the article it edits (nil for a new article's draft, or when that article was
     /// deleted since). O(n).
     func forEachDraft(_ body: (Draft, String?) throws -> Void) throws {
-        let stmt = try db.prepare("""
-            SELECT d.id, d.uid, d.article_id, d.base_revision, d.title, d.content, d.created_at, d.updated_at, a.uid
-            FROM drafts d LEFT JOIN articles a ON a.id = d.article_id WHERE d.unsaved = 1 ORDER BY d.id
-            """)
+        guard range == .all else { return }  // a draft is an editing session, not a record of a time
+        let stmt = try db.prepare(db.sql.exchange.drafts)
         defer { stmt.reset() }
         while try stmt.step() { try body(ArticleStore.draft(from: stmt), stmt.optionalUID(8)) }
     }
@@ -64,24 +77,21 @@ final class ExportReader {
 extension ExportReader {
     /// Every conversation, by id. O(n).
     func forEachConversation(_ body: (Conversation) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(ConversationStore.columns) FROM conversations ORDER BY id")
+        let stmt = try statement(db.sql.exchange.conversations, db.sql.exchange.conversationsWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(ConversationStore.conversation(from: stmt)) }
     }
 
     /// Every message, by id, with its conversation's uid and title. O(n).
     func forEachMessage(_ body: (Message, _ conversationUid: String, _ conversationTitle: String) throws -> Void) throws {
-        let stmt = try db.prepare("""
-            SELECT m.id, m.uid, m.conversation_id, m.content, m.from_me, m.sent_at, m.sender, c.uid, c.title
-            FROM messages m JOIN conversations c ON c.id = m.conversation_id ORDER BY m.id
-            """)
+        let stmt = try statement(db.sql.exchange.messages, db.sql.exchange.messagesWithin)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt), stmt.uid(7), stmt.text(8)) }
     }
 
     /// The messages of conversation `id` in the order a chat shows them (`sentAt`, then id). O(m).
     func forEachMessage(inConversation id: Int64, _ body: (Message) throws -> Void) throws {
-        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id")
+        let stmt = try statement(db.sql.exchange.messagesOf, db.sql.exchange.messagesOfWithin, rangeFrom: 2)
         stmt.bind(1, id)
         defer { stmt.reset() }
         while try stmt.step() { try body(MessageStore.message(from: stmt)) }
@@ -94,7 +104,7 @@ extension ExportReader {
 
     /// The only conversation of the store; nil when there are none or several (with their number).
     func onlyConversation() throws -> (Conversation?, count: Int) {
-        let count = try self.count("conversations")
+        let count = try conversationCount()
         guard count == 1 else { return (nil, count) }
         var only: Conversation?
         try forEachConversation { only = $0 }
@@ -112,7 +122,8 @@ final class ImportWriter {
     /// The time of the import, for records without one.
     var now: Timestamp { tx.now }
 
-    /// Creates `article` (uid, times and revision as given) or applies `policy` to the stored one.
+    /// Creates each article (uid, times and revision as given) through the one bulk insert path,
+    /// or applies `policy` to the stored one; returns each one's outcome.
     /// Storing what is already there changes nothing and counts as skipped; fields the file left
     /// out (`given`) are the stored record's (an update time left out of a changed text is now).
     ///
@@ -123,8 +134,15 @@ final class ImportWriter {
     /// A revision never moves back: a revision number names one text of an article (a draft's
     /// base revision and cached row heights rely on it). A replaced article takes the file's
     /// revision when it is higher than the stored one, else the stored one plus one. O(log n).
-    func put(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
-        if try ArticleStore.insert(tx, article) != nil { return .created }
+    func put(articles batch: [(article: Article, given: Given, modifiedAt: Timestamp?)], policy: ConflictPolicy) throws -> [ImportOutcome] {
+        let ids = try ArticleStore.insertRows(tx, batch.map(\.article))
+        return try batch.indices.map { k in
+            ids[k] != nil ? .created : try resolve(article: batch[k].article, given: batch[k].given, modifiedAt: batch[k].modifiedAt, policy: policy)
+        }
+    }
+
+    /// What `policy` does with `article`, whose uid is stored already (see ``put(articles:policy:)``).
+    private func resolve(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
         guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
             throw NotesError(.internalError, "article \(article.uid) is neither new nor stored")
         }
@@ -234,18 +252,22 @@ final class ImportWriter {
         conversationIds[uid] = id
     }
 
-    /// Creates `message` (its `conversationId` set), or keeps the stored message with its uid
-    /// whatever the policy: messages are immutable (nothing edits one; cached bubbles rely on it).
-    /// O(log n).
-    func put(message: Message) throws -> ImportOutcome {
-        guard try MessageStore.insert(tx, message) != nil else {
-            var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
-            stored?.id = 0
-            return .skipped(stored == message ? .unchanged : .messageStored)
+    /// Creates each message (its `conversationId` set) through the one bulk insert path, or keeps
+    /// the stored message with its uid whatever the policy: messages are immutable (nothing edits
+    /// one; cached bubbles rely on it). Returns each one's outcome. O(k log n).
+    func put(messages: [Message]) throws -> [ImportOutcome] {
+        let ids = try MessageStore.insertRows(tx, messages)
+        return try messages.indices.map { k in
+            let message = messages[k]
+            guard ids[k] != nil else {
+                var stored = try MessageStore.fetch(tx.connection, uid: message.uid)
+                stored?.id = 0
+                return .skipped(stored == message ? .unchanged : .messageStored)
+            }
+            newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+            if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
+            return .created
         }
-        newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
-        if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
-        return .created
     }
 
     /// The conversation holding a message of `second`, sender and text like a transcript's, if
@@ -292,17 +314,17 @@ final class ImportWriter {
 extension Store {
     /// Runs `body` with a reader over one consistent snapshot of the store (one read transaction,
     /// under the store's lock for its whole length).
-    func exportSnapshot<T>(_ body: (ExportReader) throws -> T) throws -> T {
+    func exportSnapshot<T>(range: TimeRange = .all, _ body: (ExportReader) throws -> T) throws -> T {
         try read { db in
-            try db.execute("BEGIN")
+            try db.execute(db.sql.exchange.beginSnapshot)
             do {
-                let result = try body(ExportReader(db))
+                let result = try body(ExportReader(db, range: range))
                 db.finishStatements()
-                try db.execute("COMMIT")
+                try db.execute(db.sql.exchange.endSnapshot)
                 return result
             } catch {
                 db.finishStatements()
-                _ = try? db.execute("ROLLBACK")
+                _ = try? db.execute(db.sql.exchange.abortSnapshot)
                 throw error
             }
         }
@@ -311,19 +333,11 @@ extension Store {
     /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits
     /// together, or (on any error thrown, a cancel included) nothing does.
     ///
-    /// The page cache grows to ``importCacheKiB`` for the import (and shrinks back after it): a
-    /// transaction larger than the cache spills pages to the WAL and reads them back, and the
-    /// uid index, written in random order, would be spilled and re-read over and over.
+    /// The backend is tuned for a large write meanwhile (SQLite: a larger page cache, see
+    /// `SQLiteConnection.withBulkWriteSettings`).
     func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
         try write { tx in
-            let previous = try Store.scalar(tx.connection, "PRAGMA cache_size")
-            try tx.connection.execute("PRAGMA cache_size = -\(Store.importCacheKiB)")
-            defer { _ = try? tx.connection.execute("PRAGMA cache_size = \(previous)") }
-            return try body(ImportWriter(tx))
+            try tx.connection.database.withBulkWriteSettings { try body(ImportWriter(tx)) }
         }
     }
-
-    /// The page cache of an import, in KiB: bounded, so a 1 000 000-record import stays well
-    /// under 200 MB.
-    static let importCacheKiB = 65_536
 }

@@ -1,4 +1,3 @@
-import CSQLite
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +9,7 @@ import Glibc
 // while the caller reads the first.
 
 /// The records a `select` reads: a table, its filter, its order and how a row becomes columns.
-public final class Selection: @unchecked Sendable {
+public final class Selection: Sendable {
     let store: Store
     let table: String
     /// The output columns' SQL, then the sort key and the tie-breaker are selected after them.
@@ -21,16 +20,19 @@ public final class Selection: @unchecked Sendable {
     let binds: [Int64]
     public let ascending: Bool
     /// Checked when reading starts (e.g. the conversation exists).
-    let precheck: ((Connection) throws -> Void)?
-    let makeBatch: () -> ColumnBatch
-    let appendRow: (Statement, ColumnBatch) -> Void
+    let precheck: (@Sendable (Connection) throws -> Void)?
+    let makeBatch: @Sendable () -> ColumnBatch
+    let appendRow: @Sendable (Statement, ColumnBatch) -> Void
     /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
     /// condition narrows the rows by an index): worth trying first, checked as read.
-    var rowidOrderWorthTrying = false
+    let rowidOrderWorthTrying: Bool
+    /// False when counting the rows costs what reading them does (a grouped selection): then the
+    /// rows are read on one thread whatever the reader asks.
+    let parallelWorthTrying: Bool
 
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
-         ascending: Bool, precheck: ((Connection) throws -> Void)? = nil, makeBatch: @escaping () -> ColumnBatch,
-         appendRow: @escaping (Statement, ColumnBatch) -> Void) {
+         ascending: Bool, rowidOrderWorthTrying: Bool = false, parallelWorthTrying: Bool = true, precheck: (@Sendable (Connection) throws -> Void)? = nil,
+         makeBatch: @escaping @Sendable () -> ColumnBatch, appendRow: @escaping @Sendable (Statement, ColumnBatch) -> Void) {
         self.store = store
         self.table = table
         self.columnsSQL = columns
@@ -39,6 +41,8 @@ public final class Selection: @unchecked Sendable {
         self.conditions = conditions
         self.binds = binds
         self.ascending = ascending
+        self.rowidOrderWorthTrying = rowidOrderWorthTrying
+        self.parallelWorthTrying = parallelWorthTrying
         self.precheck = precheck
         self.makeBatch = makeBatch
         self.appendRow = appendRow
@@ -93,13 +97,16 @@ public final class Selection: @unchecked Sendable {
 
     typealias Position = (key: Int64, tie: Int64)
 
+    /// The selection's rows in its order, the sort key and tie-breaker selected after the columns.
+    var walk: Keyset {
+        Keyset(select: "SELECT \(columnsSQL), \(key), \(tie) FROM \(table)", key: key, id: tie, filters: conditions, binds: binds,
+               ascending: ascending)
+    }
+
     /// Reads up to `Selection.batchRows` rows after `position` (from the start when nil) and not
     /// past `end`, into a new batch; returns it with the last position read (nil when none was).
     func chunk(_ db: Connection, after position: Position?, through end: Position?) throws -> (ColumnBatch, Position?) {
         let batch = makeBatch()
-        let order = ascending ? "ASC" : "DESC"
-        let later = ascending ? ">" : "<"
-        let select = "SELECT \(columnsSQL), \(key), \(tie) FROM \(table)"
         let keyColumn = Int32(batch.columns.count), tieColumn = keyColumn + 1
         var last = position
         var limit = Selection.batchRows
@@ -119,21 +126,10 @@ public final class Selection: @unchecked Sendable {
             }
         }
 
-        if let position {
-            let same = try db.prepare(select + whereSQL(["\(key) = ?", "\(tie) \(later) ?"]) + " ORDER BY \(tie) \(order) LIMIT ?")
-            let i = bind(same)
-            same.bind(i, position.key).bind(i + 1, position.tie).bind(i + 2, Int64(limit))
-            try run(same)
-            if !finished && batch.count < limit {
-                let rest = try db.prepare(select + whereSQL(["\(key) \(later) ?"]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
-                let j = bind(rest)
-                rest.bind(j, position.key).bind(j + 1, Int64(limit - batch.count))
-                try run(rest)
-            }
-        } else {
-            let first = try db.prepare(select + whereSQL([]) + " ORDER BY \(key) \(order), \(tie) \(order) LIMIT ?")
-            first.bind(bind(first), Int64(limit))
-            try run(first)
+        for stmt in try walk.statements(db, after: position.map { .init(key: $0.key, id: $0.tie) }) {
+            defer { stmt.reset() }
+            try run(stmt)
+            if finished || batch.count >= limit { break }
         }
         return (batch, batch.count == 0 ? nil : last)
     }
@@ -192,9 +188,9 @@ public final class Selection: @unchecked Sendable {
 
 /// Reads a selection's batches in order, each call one batch, until nil.
 ///
-/// Not thread-safe (one consumer); each chunk of the first half is one read under the store's
+/// One consumer (not `Sendable`); each chunk of the first half is one read under the store's
 /// lock, so other calls on the store run between batches.
-public final class SelectionReader: @unchecked Sendable {
+public final class SelectionReader {
     let selection: Selection
     let threads: Int
     private var started = false
@@ -243,7 +239,7 @@ public final class SelectionReader: @unchecked Sendable {
 
     private func start() throws {
         let selection = self.selection
-        guard threads > 1, let path = selection.store.path else { return }
+        guard threads > 1, selection.parallelWorthTrying, let path = selection.store.path else { return }
         if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
             pending = batches.reversed()
             firstHalfDone = true
@@ -291,9 +287,8 @@ extension SelectionReader {
         let stopped = StopFlag()
         let mine: Selection.RowidRun?
         do {
-            let db = try Connection(path: path, readOnly: true)
+            let db = try Connection.sqliteReader(path: path)
             defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
             mine = try selection.rowidRun(db, after: first.0, through: first.1, stopped: stopped)
         } catch {
             other.stop()
@@ -318,12 +313,22 @@ final class StopFlag: Sendable {
 
 /// A read on its own read-only connection and thread (the far half of a rowid-order read, or the
 /// second half of a two-thread read); its result is taken with `wait()`.
-final class BackgroundRead: @unchecked Sendable {
+///
+/// The batches it reads are built on its thread and handed over whole: the read runs inside
+/// `state`'s lock (nobody waits on it before the thread is joined), so the compiler sees the result
+/// go from the thread into the lock and out to the one caller of `wait()`.
+final class BackgroundRead: Sendable {
     let path: String
     let read: @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?
-    private let state = Mutex<(result: Selection.RowidRun?, error: NotesError?)>((nil, nil))
+    private let state = Mutex<Outcome>(.none)
     private let stopped = StopFlag()
-    private var thread: pthread_t?
+    private let thread = Mutex<pthread_t?>(nil)
+
+    enum Outcome {
+        case none
+        case read(Selection.RowidRun?)
+        case failed(NotesError)
+    }
 
     init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
         self.path = path
@@ -336,7 +341,7 @@ final class BackgroundRead: @unchecked Sendable {
             return nil
         }, context)
         if rc == 0 {
-            self.thread = thread
+            self.thread.withLock { $0 = thread }
         } else {
             Unmanaged<BackgroundRead>.fromOpaque(context).release()
             run()  // no thread to be had: read it here
@@ -344,41 +349,42 @@ final class BackgroundRead: @unchecked Sendable {
     }
 
     private func run() {
-        do {
-            let db = try Connection(path: path, readOnly: true)
-            defer { db.close() }
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
-            let result = try read(db, stopped)
-            state.withLock { $0.result = result }
-        } catch let error as NotesError {
-            state.withLock { $0.error = error }
-        } catch {
-            state.withLock { $0.error = NotesError(.internalError, "reading a selection failed: \(error)") }
+        state.withLock { outcome in
+            do {
+                let db = try Connection.sqliteReader(path: path)
+                defer { db.close() }
+                outcome = .read(try read(db, stopped))
+            } catch let error as NotesError {
+                outcome = .failed(error)
+            } catch {
+                outcome = .failed(NotesError(.internalError, "reading a selection failed: \(error)"))
+            }
         }
     }
 
     /// Waits for the thread; what it read (nil when it gave up), or its error.
     func wait() throws -> Selection.RowidRun? {
         join()
-        let (result, error) = state.withLock { s in
-            defer { s.result = nil }
-            return (s.result, s.error)
+        let outcome = state.withLock { outcome in
+            let taken = outcome
+            outcome = .none
+            return taken
         }
-        if let error { throw error }
-        return result
+        switch outcome {
+        case .none: return nil
+        case .read(let run): return run
+        case .failed(let error): throw error
+        }
     }
 
     func stop() {
         stopped.set()
         join()
-        state.withLock { $0.result = nil }
+        state.withLock { $0 = .none }
     }
 
     private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        if let thread = thread.withLock({ $0.take() }) { pthread_join(thread, nil) }
     }
 }
 
@@ -390,11 +396,10 @@ extension ArticleStore {
         var conditions: [String] = [], binds: [Int64] = []
         if let since { conditions.append("created_at >= ?"); binds.append(since.milliseconds) }
         if let until { conditions.append("created_at < ?"); binds.append(until.milliseconds) }
-        let selection = Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
-                                  conditions: conditions, binds: binds, ascending: ascending, makeBatch: Self.batch,
-                                  appendRow: Self.appendRow)
-        selection.rowidOrderWorthTrying = conditions.isEmpty  // articles are mostly created in time order
-        return selection
+        // Articles are mostly created in time order: without a time window, a rowid-order scan is tried first.
+        return Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
+                         conditions: conditions, binds: binds, ascending: ascending, rowidOrderWorthTrying: conditions.isEmpty,
+                         makeBatch: Self.batch, appendRow: Self.appendRow)
     }
 
     /// The columns of article batches, named as the record's fields.
@@ -425,14 +430,14 @@ extension MessageStore {
         if let since { conditions.append("sent_at >= ?"); binds.append(since.milliseconds) }
         if let until { conditions.append("sent_at < ?"); binds.append(until.milliseconds) }
         if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
-        let check: ((Connection) throws -> Void)? = conversation.map { id in { db in _ = try ConversationStore.require(db, id) } }
-        let selection = Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
-                                  conditions: conditions, binds: binds, ascending: ascending, precheck: check,
-                                  makeBatch: Self.batch, appendRow: Self.appendRow)
+        var check: (@Sendable (Connection) throws -> Void)?
+        if let conversation { check = { db in _ = try ConversationStore.require(db, conversation) } }
         // Messages are mostly written in time order: over all conversations, without a time
         // window, a plain rowid-order scan is tried first (and checked as read).
-        selection.rowidOrderWorthTrying = conversation == nil && since == nil && until == nil
-        return selection
+        return Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
+                         conditions: conditions, binds: binds, ascending: ascending,
+                         rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check,
+                         makeBatch: Self.batch, appendRow: Self.appendRow)
     }
 
     /// The columns of message batches, named as the record's fields.
@@ -478,33 +483,38 @@ extension ConversationStore {
 
 // MARK: - Pages as batches
 
-/// A keyset page read straight into columns (no `String` per field): up to `limit` rows, and the
-/// position of the last one when one more row exists.
-private func pageBatch(_ db: Connection, _ keyset: Keyset, after position: CursorCodec.Position?, limit: Int,
-                       batch: ColumnBatch, keyColumn: Int32, idColumn: Int32,
-                       bind: (Statement, Int32) -> Int32 = { _, i in i },
-                       append: (Statement, ColumnBatch) -> Void) throws -> CursorCodec.Position? {
-    var last: CursorCodec.Position?
-    let fetched = try keyset.rows(db, after: position, limit: limit + 1, bind: bind) { stmt -> Bool in
-        guard batch.count < limit else { return true }
-        append(stmt, batch)
-        batch.endRow()
-        last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
-        return true
+extension Store {
+    /// The page builder of pages read straight into columns (no `String` per field): up to
+    /// `limit` rows of `walk` after `position`, and a cursor of kind `kind` at the last of them
+    /// when one more row exists (as ``page(_:limit:kind:position:)`` does for records).
+    func pageBatch(_ db: Connection, _ walk: Keyset, after position: CursorCodec.Position?, limit: Int, kind: String,
+                   batch: ColumnBatch, keyColumn: Int32, idColumn: Int32, append: (Statement, ColumnBatch) -> Void) throws -> String? {
+        var last: CursorCodec.Position?
+        let fetched = try walk.rows(db, after: position, limit: limit + 1) { stmt -> Bool in
+            guard batch.count < limit else { return true }
+            append(stmt, batch)
+            batch.endRow()
+            last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
+            return true
+        }
+        guard fetched.count > limit, let last else { return nil }
+        return cursors.encode(kind: kind, last)
     }
-    return fetched.count > limit ? last : nil
 }
 
 extension ArticleStore {
-    /// ``list(limit:after:)`` as a batch of article columns and the next page's cursor.
-    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> (ColumnBatch, String?) {
+    /// ``list(limit:after:range:ascending:)`` as a batch of article columns and the next page's cursor.
+    public func listBatch(limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all,
+                          ascending: Bool = false) throws -> (ColumnBatch, String?) {
         try PageLimit.check(limit)
-        let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
+        let walk = Self.walk(range: range, ascending: ascending)
+        let kind = walk.cursorKind(Self.listKind)
+        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 4, idColumn: 0,
-                                     append: Self.appendRow)
-            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+            let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 4, idColumn: 0,
+                                           append: Self.appendRow)
+            return (batch, next)
         }
     }
 }
@@ -516,27 +526,30 @@ extension ConversationStore {
         let position = try cursor.map { try store.cursors.decode($0, kind: Self.listKind) }
         return try store.read { db in
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.mostRecentFirst, after: position, limit: limit, batch: batch, keyColumn: 4,
-                                     idColumn: 5, append: Self.appendRow)
-            return (batch, last.map { store.cursors.encode(kind: Self.listKind, $0) })
+            let next = try store.pageBatch(db, db.sql.conversations.mostRecentFirst, after: position, limit: limit, kind: Self.listKind, batch: batch,
+                                           keyColumn: 4, idColumn: 5, append: Self.appendRow)
+            return (batch, next)
         }
     }
 }
 
 extension MessageStore {
-    /// ``history(of:limit:before:)`` as a batch of message columns (oldest first) and the cursor
-    /// of the page just earlier.
-    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil) throws -> (ColumnBatch, String?) {
+    /// ``history(of:limit:before:range:)`` as a batch of message columns (oldest first) and the
+    /// cursor of the page just earlier.
+    public func historyBatch(of conversationId: Int64, limit: Int = 50, before cursor: String? = nil,
+                             range: TimeRange = .all) throws -> (ColumnBatch, String?) {
         try PageLimit.check(limit)
-        let kind = Self.historyKind(conversationId)
+        let walk = Self.historyWalk(conversationId, range: range)
+        let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            _ = try ConversationStore.require(db, conversationId)
             let batch = Self.batch()
-            let last = try pageBatch(db, Self.newestFirst, after: position, limit: limit, batch: batch, keyColumn: 5, idColumn: 0,
-                                     bind: { stmt, i in stmt.bind(i, conversationId); return i + 1 }, append: Self.appendRow)
+            let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 5, idColumn: 0,
+                                           append: Self.appendRow)
+            // A page with messages shows the conversation exists; only an empty one needs the check.
+            if batch.count == 0 { _ = try ConversationStore.require(db, conversationId) }
             batch.reverse()
-            return (batch, last.map { store.cursors.encode(kind: kind, $0) })
+            return (batch, next)
         }
     }
 }
@@ -569,7 +582,7 @@ extension ArticleStore {
     /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM articles WHERE id = ?")
+            let stmt = try db.prepare(db.sql.articles.byID)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("article", id) }
             return try body(RawRow(stmt: stmt))
@@ -582,7 +595,7 @@ extension MessageStore {
     /// content, from_me, sent_at, sender); `.notFound` if there is none.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
         try store.read { db in
-            let stmt = try db.prepare("SELECT \(Self.columns) FROM messages WHERE id = ?")
+            let stmt = try db.prepare(db.sql.messages.byID)
             stmt.bind(1, id)
             guard try stmt.step() else { throw NotesError.notFound("message", id) }
             return try body(RawRow(stmt: stmt))

@@ -17,19 +17,19 @@ import Glibc
 /// let article = try store.articles.create(title: "2026-11-29", content: "今天……")
 /// store.close()
 /// ```
-public final class Store: @unchecked Sendable {
+public final class Store: Sendable {
     /// How long a call waits for another connection's lock before failing with `.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
 
     /// The file path, or nil for an in-memory store.
     public let path: String?
 
-    private let lock = Mutex<Void>(())
-    /// The thread holding `lock` (its `pthread_self`), 0 when none: a call made from inside another
+    /// The store's one connection, reached only under this lock (nil once closed).
+    private let connection: Mutex<Connection?>
+    /// The thread holding the lock (its `pthread_self`), 0 when none: a call made from inside another
     /// call on the same thread (an import's progress callback calling the store) is refused rather
     /// than deadlocking.
     private let owner = Atomic<UInt>(0)
-    private var connection: Connection?
     private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
     private let nextSubscriberToken = Atomic<Int64>(1)
     /// The first seqs of commits whose changes are being read back for the subscribers (bulk
@@ -47,7 +47,7 @@ public final class Store: @unchecked Sendable {
     /// settings and migrations). `path` is the SQLite file, nil for another backend or in memory.
     init(path: String?, connection: Connection, readOnly: Bool = false, durability: Durability = .durable) throws {
         self.path = path
-        self.connection = connection
+        self.connection = Mutex(connection)
         self.isReadOnly = readOnly
         self.durability = durability
         do {
@@ -122,39 +122,40 @@ public final class Store: @unchecked Sendable {
             subscribers.withLock { $0.removeAll() }
             return
         }
-        lock.withLock { _ in
+        connection.withLock { connection in
             connection?.close()
             connection = nil
         }
         subscribers.withLock { $0.removeAll() }
     }
 
-    public var isClosed: Bool { lock.withLock { _ in connection == nil } }
+    public var isClosed: Bool { connection.withLock { $0 == nil } }
 
-    deinit { connection?.close() }
+    deinit { connection.withLock { $0?.close() } }
 
     // MARK: - Access
 
     /// This thread's identity, as `owner` holds it.
     private static func currentThread() -> UInt { UInt(pthread_self()) }
 
-    /// Runs `body` under the store's lock, refusing a nested call from the thread that holds it.
-    private func locked<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body` with the open connection under the store's lock, refusing a nested call from the
+    /// thread that holds it.
+    private func locked<T>(_ body: (Connection) throws -> T) throws -> T {
         let me = Store.currentThread()
         if owner.load(ordering: .acquiring) == me {
             throw NotesError(.invalidArgument, "the store is busy with a call on this same thread (a progress callback must not call the store it reports on)")
         }
-        return try lock.withLock { _ in
+        return try connection.withLock { connection in
+            guard let connection else { throw NotesError(.closed, "the store is closed") }
             owner.store(me, ordering: .releasing)
             defer { owner.store(0, ordering: .releasing) }
-            return try body()
+            return try body(connection)
         }
     }
 
     /// Runs `body` with the connection, under the store's lock.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try locked {
-            guard let connection else { throw NotesError(.closed, "the store is closed") }
+        try locked { connection in
             defer { connection.finishStatements() }
             return try body(connection)
         }
@@ -166,9 +167,8 @@ public final class Store: @unchecked Sendable {
     /// A commit with more than ``WriteContext/maxBufferedChanges`` changes (a bulk import) is not
     /// held in memory: its changes are read back from the feed and delivered in several calls.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
-        let (result, context): (T, WriteContext) = try locked {
-            guard let connection else { throw NotesError(.closed, "the store is closed") }
-            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without read_only to change it") }
+        let (result, context): (T, WriteContext.Committed) = try locked { connection in
+            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
             let context = WriteContext(connection: connection)
             let result = try connection.transaction {
                 let result = try body(context)
@@ -178,7 +178,7 @@ public final class Store: @unchecked Sendable {
             if context.overflowed, let first = context.firstSeq, !subscribers.withLock({ $0.isEmpty }) {
                 pins.withLock { $0.append(first) }
             }
-            return (result, context)
+            return (result, context.committed)
         }
         if context.overflowed, let first = context.firstSeq {
             notifyCommitted(from: first, through: context.lastSeq)
@@ -269,6 +269,16 @@ final class WriteContext {
         self.connection = connection
         observers = [feed] + WriteContext.makeObservers()
     }
+
+    /// What the subscribers are told once the transaction committed (taken out of the store's lock).
+    struct Committed: Sendable {
+        let changes: [Change]
+        let firstSeq: Int64?
+        let lastSeq: Int64
+        let overflowed: Bool
+    }
+
+    var committed: Committed { Committed(changes: changes, firstSeq: firstSeq, lastSeq: lastSeq, overflowed: overflowed) }
 
     func prepare(_ sql: String) throws -> Statement { try connection.prepare(sql) }
 

@@ -5,11 +5,46 @@
 /// Each entry says what it binds (parameters 1-based) and what it returns (columns 0-based); a
 /// backend's text must bind and return exactly that. Grouped by table, one struct per group, so a
 /// backend missing an entry does not compile.
+///
+/// Row shapes named below (columns in this order):
+/// - *article row*: id, uid, title, content, created_at, updated_at, revision
+/// - *draft row*: id, uid, article_id, base_revision, title, content, created_at, updated_at
+/// - *conversation row*: id, uid, title, created_at, last_activity_at
+/// - *message row*: id, uid, conversation_id, content, from_me, sent_at, sender
+/// - *feed row*: seq, last_seq, kind, entity_id, at, revision, entries, uids
 struct StoreSQL: Sendable {
     var meta: Meta
+    var articles: Articles
+    var drafts: Drafts
+    var conversations: Conversations
+    var messages: Messages
+    var feed: FeedTable
+    var exchange: Exchange
+
+    /// One INSERT of `rows` rows at once: its parameters are those of the single-row form,
+    /// repeated per row (row k's parameter p is `k × perRow + p`).
+    struct MultiRow: Sendable {
+        var sql: String
+        var rows: Int
+    }
+
+    /// The statements of ``WriteContext/insertRows(count:_:bind:uid:)``: new rows of one table,
+    /// each written unless its uid is there already (`ON CONFLICT (uid) DO NOTHING`).
+    struct RowInserts: Sendable {
+        /// Binds: one row's `perRow` values.
+        var one: String
+        /// The same for `many.rows` rows at once.
+        var many: MultiRow
+        /// Parameters a row.
+        var perRow: Int
+        /// Returns: 0 the highest id of the table, 0 when it is empty.
+        var maxID: String
+        /// Binds: 1 uid. Returns: 0 the id of the row with that uid.
+        var idByUID: String
+    }
 
     /// Table `meta`: small named integers of the store (its cursor secret, the search index's
-    /// indexed-through ids).
+    /// indexed-through ids, the feed's compaction horizon).
     struct Meta: Sendable {
         /// Binds: 1 key (text). Returns: 0 value (int64), no row when unset.
         var get: String
@@ -17,5 +52,154 @@ struct StoreSQL: Sendable {
         var insert: String
         /// Binds: 1 key (text), 2 value (int64). Sets the key, inserted or replaced.
         var put: String
+        /// Binds: 1 key (text), 2 value (int64). Sets the key to the larger of its value and 2.
+        var raise: String
+    }
+
+    struct Articles: Sendable {
+        /// Binds: 1 id. Returns: an article row.
+        var byID: String
+        /// Binds: 1 uid. Returns: an article row.
+        var byUID: String
+        /// Rows bind: 1 uid, 2 title, 3 content, 4 created_at, 5 updated_at, 6 revision.
+        var inserts: RowInserts
+        /// Binds: 1 title, 2 content, 3 created_at, 4 updated_at, 5 revision, 6 id.
+        var update: String
+        /// Binds: 1 id.
+        var delete: String
+        /// Article rows newest first (`created_at`, then `id`), keyset-paged.
+        var newestFirst: Keyset
+    }
+
+    struct Drafts: Sendable {
+        /// Returns: the draft rows holding unsaved text, by id.
+        var unsaved: String
+        /// Binds: 1 id. Returns: a draft row.
+        var byID: String
+        /// Binds: 1 uid. Returns: a draft row.
+        var byUID: String
+        /// Binds: 1 uid, 2 article_id, 3 base_revision, 4 title, 5 content, 6 created_at,
+        /// 7 updated_at. Inserts nothing (`changes` 0) when the uid exists; else unsaved.
+        var insertIfNew: String
+        /// Binds: 1 title, 2 content, 3 updated_at, 4 id. Marks it unsaved.
+        var edit: String
+        /// Binds: 1 article_id, 2 base_revision, 3 title, 4 content, 5 created_at, 6 updated_at,
+        /// 7 id. Marks it unsaved.
+        var update: String
+        /// Binds: 1 id. Marks it as holding nothing unsaved.
+        var markSaved: String
+        /// Binds: 1 id.
+        var delete: String
+    }
+
+    struct Conversations: Sendable {
+        /// Binds: 1 id. Returns: a conversation row.
+        var byID: String
+        /// Binds: 1 title (exact). Returns: conversation rows, most recent activity first
+        /// (`last_activity_at`, then `activity_seq`, descending).
+        var allTitled: String
+        /// Binds: 1 uid. Returns: a conversation row.
+        var byUID: String
+        /// Binds: 1 title. Returns: the conversation row of the oldest with that title.
+        var byTitle: String
+        /// Binds: 1 id. Returns: 0 last_activity_at.
+        var lastActivity: String
+        /// Binds: 1 uid, 2 title, 3 created_at, 4 last_activity_at (activity_seq 0). The new id:
+        /// `lastInsertRowID`.
+        var insert: String
+        /// As ``insert``; inserts nothing (`changes` 0, no row returned) when the uid exists.
+        var insertIfNew: String
+        /// Binds: 1 title, 2 id.
+        var rename: String
+        /// Binds: 1 title, 2 created_at, 3 last_activity_at, 4 id.
+        var update: String
+        /// Binds: 1 created_at (also the last activity), 2 id.
+        var redate: String
+        /// Binds: 1 last_activity_at, 2 activity_seq, 3 id.
+        var touch: String
+        /// Binds: 1 conversation id. Returns: 0 id, 1 uid, 2 content of its messages, in chat
+        /// order (sent_at, id).
+        var messagesOf: String
+        /// Binds: 1 id. Deletes the conversation and (cascading) its messages.
+        var delete: String
+        /// Conversation rows then 5 activity_seq, most recent activity first (`last_activity_at`,
+        /// then `activity_seq`), keyset-paged.
+        var mostRecentFirst: Keyset
+    }
+
+    struct Messages: Sendable {
+        /// Binds: 1 id. Returns: a message row.
+        var byID: String
+        /// Binds: 1 uid. Returns: a message row.
+        var byUID: String
+        /// Binds: 1 id. Returns: 0 uid, 1 content.
+        var uidAndContent: String
+        /// Rows bind: 1 uid, 2 conversation_id, 3 content, 4 from_me, 5 sent_at, 6 sender.
+        var inserts: RowInserts
+        /// Binds: 1 id.
+        var delete: String
+        /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2 content.
+        var deleteReturning: String
+        /// Binds: 1 conversation_id, 2 from (ms, inclusive), 3 to (exclusive), 4 from_me,
+        /// 5 content. Returns: 0 how many messages match exactly.
+        var countSame: String
+        /// Binds: 1 from, 2 to, 3 from_me, 4 content. Returns: 0 the lowest conversation id
+        /// holding such a message (NULL when none).
+        var conversationHolding: String
+        /// One conversation's message rows newest first (`sent_at`, then `id`), keyset-paged; the
+        /// filter binds the conversation id.
+        var newestFirst: Keyset
+    }
+
+    /// Table `feed`: the change feed, one row per run of changes (see ``Feed``).
+    struct FeedTable: Sendable {
+        /// Returns: 0 the last seq of the newest row (no row: an empty feed).
+        var lastSeq: String
+        /// Binds: 1 seq. Returns: the feed row starting at or before it (the newest such).
+        var rowAtOrBefore: String
+        /// Binds: 1 seq. Returns: the feed rows starting after it, by seq.
+        var rowsAfter: String
+        /// Binds: 1 kind (a delete kind), 2 seq. Returns: the feed rows of that kind after seq, by seq.
+        var deletesAfter: String
+        /// Returns: every feed row, newest first.
+        var rowsNewestFirst: String
+        /// Binds: 1 at (ms). Returns: 0 the first seq of the oldest row at or after it.
+        var firstSeqSince: String
+        /// Binds: the 8 columns of a feed row.
+        var insert: String
+        /// Binds: 1 seq (a row's first).
+        var delete: String
+        /// The uid of a record by id, per entity of ``Feed/entities`` (article, conversation,
+        /// message). Binds: 1 id. Returns: 0 uid.
+        var uidByID: [String]
+    }
+
+    /// Whole-store reads of export, and its snapshot.
+    struct Exchange: Sendable {
+        /// Starts a read transaction over one snapshot (no statement yet runs).
+        var beginSnapshot: String
+        var endSnapshot: String
+        var abortSnapshot: String
+        /// Returns: 0 how many drafts hold unsaved text / conversations / messages.
+        var countDrafts: String
+        var countConversations: String
+        var countMessages: String
+        /// Returns: every article row, by id. Each `…Within` entry is its entry restricted to a
+        /// time range (articles by created_at, messages by sent_at, conversations holding such a
+        /// message): binds (after the entry's own) since (ms, inclusive), until (ms, exclusive).
+        var articles: String
+        var articlesWithin: String
+        /// Returns: every unsaved draft row, by id, then 8 the uid of the article it edits (NULL
+        /// for none, or one deleted since).
+        var drafts: String
+        /// Returns: every conversation row, by id.
+        var conversations: String
+        var conversationsWithin: String
+        /// Returns: every message row, by id, then 7 its conversation's uid, 8 its title.
+        var messages: String
+        var messagesWithin: String
+        /// Binds: 1 conversation id. Returns: its message rows in chat order (sent_at, id).
+        var messagesOf: String
+        var messagesOfWithin: String
     }
 }

@@ -1,4 +1,4 @@
-import CSQLite
+import CSQLite  // syncfs, declared by its shim
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +8,13 @@ import Glibc
 /// folders) and syncs folders: one small seam, POSIX unless replaced. Only a test replaces it, to
 /// stand a power-cut simulator behind it (`nk_testing_set_file_calls`); SQLite's own files go
 /// through SQLite's VFS, which the same simulator wraps.
-public struct FileCalls: @unchecked Sendable {
-    public typealias OpenAt = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UInt32) -> Int32
-    public typealias Write = @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int
-    public typealias OnFD = @convention(c) (Int32) -> Int32
-    public typealias RenameAt = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?) -> Int32
-    public typealias MkdirAt = @convention(c) (Int32, UnsafePointer<CChar>?, UInt32) -> Int32
-    public typealias UnlinkAt = @convention(c) (Int32, UnsafePointer<CChar>?, Int32) -> Int32
+public struct FileCalls: Sendable {
+    public typealias OpenAt = @Sendable @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UInt32) -> Int32
+    public typealias Write = @Sendable @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int
+    public typealias OnFD = @Sendable @convention(c) (Int32) -> Int32
+    public typealias RenameAt = @Sendable @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?) -> Int32
+    public typealias MkdirAt = @Sendable @convention(c) (Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+    public typealias UnlinkAt = @Sendable @convention(c) (Int32, UnsafePointer<CChar>?, Int32) -> Int32
 
     public var openat: OpenAt
     public var write: Write

@@ -66,35 +66,6 @@ extension JSONValue {
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
-
-    /// Parses a document that must be an array, handing each element to `body` as soon as it is
-    /// read, so that a large array is never held whole. `body` gets the element's index.
-    /// A syntax error, or a document that is not an array, throws `JSONSyntaxError`; an error
-    /// thrown by `body` stops the parse and is rethrown.
-    public static func forEachElement(ofArray bytes: UnsafeBufferPointer<UInt8>,
-                                      _ body: (Int, JSONValue) throws -> Void) throws {
-        var parser = JSONParser(bytes)
-        parser.skipSpace()
-        guard parser.i < bytes.count, bytes[parser.i] == 91 else { throw parser.fail("expected a JSON array") }
-        parser.i += 1
-        parser.skipSpace()
-        var index = 0
-        if parser.i < bytes.count, bytes[parser.i] == 93 {
-            parser.i += 1
-        } else {
-            while true {
-                try body(index, try parser.parseValue())
-                index += 1
-                parser.skipSpace()
-                guard parser.i < bytes.count else { throw parser.fail("unexpected end of JSON") }
-                if bytes[parser.i] == 44 { parser.i += 1; continue }
-                if bytes[parser.i] == 93 { parser.i += 1; break }
-                throw parser.fail("expected ',' or ']' in JSON array")
-            }
-        }
-        parser.skipSpace()
-        guard parser.i == bytes.count else { throw parser.fail("unexpected text after the JSON value") }
-    }
 }
 
 struct JSONParser {
@@ -475,31 +446,31 @@ public struct JSONObject: Sendable {
 
     private func missing(_ field: String) -> NotesError { fail(field, "\(field) is missing") }
 
-    public func string(_ field: String) throws -> String {
-        guard let v = try optionalString(field) else { throw missing(field) }
+    /// A member that must be there (and not null).
+    private func required<T>(_ field: String, _ read: (String) throws -> T?) throws -> T {
+        guard let v = try read(field) else { throw missing(field) }
         return v
     }
 
+    /// A member that may be missing or null (nil), else `what` as `cast` reads it.
+    private func optional<T>(_ field: String, _ what: String, _ cast: (JSONValue) -> T?) throws -> T? {
+        guard let v = value(field) else { return nil }
+        if case .null = v { return nil }
+        guard let x = cast(v) else { throw fail(field, "\(field) must be \(what), got \(v.typeName)") }
+        return x
+    }
+
+    public func string(_ field: String) throws -> String { try required(field, optionalString) }
+
     public func optionalString(_ field: String) throws -> String? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .string(s)?: return s
-        case let other?: throw fail(field, "\(field) must be a string, got \(other.typeName)")
-        }
+        try optional(field, "a string") { if case let .string(s) = $0 { s } else { nil } }
     }
 
     public func optionalInt(_ field: String) throws -> Int64? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .int(v)?: return v
-        case let other?: throw fail(field, "\(field) must be a whole number, got \(other.typeName)")
-        }
+        try optional(field, "a whole number") { if case let .int(v) = $0 { v } else { nil } }
     }
 
-    public func number(_ field: String) throws -> Double {
-        guard let v = try optionalNumber(field) else { throw missing(field) }
-        return v
-    }
+    public func number(_ field: String) throws -> Double { try required(field, optionalNumber) }
 
     /// A number that may be null on purpose: `absent` when the field is missing, nil when it is null.
     public func nullableNumber(_ field: String, absent: Double?) throws -> Double? {
@@ -508,24 +479,18 @@ public struct JSONObject: Sendable {
     }
 
     public func optionalNumber(_ field: String) throws -> Double? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .int(i)?: return Double(i)
-        case let .double(d)?: return d
-        case let other?: throw fail(field, "\(field) must be a number, got \(other.typeName)")
+        try optional(field, "a number") {
+            switch $0 {
+            case let .int(i): Double(i)
+            case let .double(d): d
+            default: nil
+            }
         }
     }
 
-    public func bool(_ field: String) throws -> Bool {
-        guard let v = try optionalBool(field) else { throw missing(field) }
-        return v
-    }
+    public func bool(_ field: String) throws -> Bool { try required(field, optionalBool) }
 
     public func optionalBool(_ field: String) throws -> Bool? {
-        switch value(field) {
-        case nil, .null?: return nil
-        case let .bool(b)?: return b
-        case let other?: throw fail(field, "\(field) must be true or false, got \(other.typeName)")
-        }
+        try optional(field, "true or false") { if case let .bool(b) = $0 { b } else { nil } }
     }
 }

@@ -27,25 +27,18 @@ class Arrow:
         self.releases: Counter = Counter()
         self.keep: List[Any] = []
 
-        @_SchemaRelease
-        def release_schema(pointer: Any) -> None:
-            s = pointer.contents
-            for i in range(s.n_children):
-                if s.children[i].contents.release:
-                    s.children[i].contents.release(s.children[i])
-            self.releases[f"schema {s.private_data or 0}"] += 1
-            _null_release(ctypes.addressof(s), ArrowSchema.release.offset)
+        def releasing(what: str) -> Any:
+            """The release callback of a schema or an array made here: children first, then counted."""
+            def release(pointer: Any) -> None:
+                s = pointer.contents
+                for i in range(s.n_children):
+                    if s.children[i].contents.release:
+                        s.children[i].contents.release(s.children[i])
+                self.releases[f"{what} {s.private_data or 0}"] += 1
+                _null_release(ctypes.addressof(s), type(s).release.offset)
+            return release
 
-        @_ArrayRelease
-        def release_array(pointer: Any) -> None:
-            a = pointer.contents
-            for i in range(a.n_children):
-                if a.children[i].contents.release:
-                    a.children[i].contents.release(a.children[i])
-            self.releases[f"array {a.private_data or 0}"] += 1
-            _null_release(ctypes.addressof(a), ArrowArray.release.offset)
-
-        self.release_schema, self.release_array = release_schema, release_array
+        self.release_schema, self.release_array = _SchemaRelease(releasing("schema")), _ArrayRelease(releasing("array"))
         self.labels = 0
 
     def _label(self) -> int:
@@ -62,15 +55,19 @@ class Arrow:
                dictionary: Optional[ArrowSchema] = None) -> ArrowSchema:
         s = ArrowSchema()
         s.format, s.name, s.flags = format, name, 2
-        if children:
-            pointers = (ctypes.POINTER(ArrowSchema) * len(children))(*[ctypes.pointer(c) for c in children])
-            self.keep += [pointers, list(children)]
-            s.n_children, s.children = len(children), pointers
-        if dictionary is not None:
-            self.keep.append(dictionary)
-            s.dictionary = ctypes.pointer(dictionary)
+        self._link(s, children, dictionary)
         s.release, s.private_data = self.release_schema, self._label()
         return s
+
+    def _link(self, struct: Any, children: Sequence[Any], dictionary: Optional[Any]) -> None:
+        """Points a schema or an array at its children and dictionary (kept alive by this maker)."""
+        if children:
+            pointers = (ctypes.POINTER(type(struct)) * len(children))(*[ctypes.pointer(c) for c in children])
+            self.keep += [pointers, list(children)]
+            struct.n_children, struct.children = len(children), pointers
+        if dictionary is not None:
+            self.keep.append(dictionary)
+            struct.dictionary = ctypes.pointer(dictionary)
 
     def array(self, length: int, buffers: Sequence[Optional[bytes]], null_count: int = 0, offset: int = 0,
               children: Sequence[ArrowArray] = (), dictionary: Optional[ArrowArray] = None) -> ArrowArray:
@@ -79,13 +76,7 @@ class Arrow:
         pointers = (ctypes.c_void_p * max(len(buffers), 1))(*[self.buffer(b) for b in buffers])
         self.keep.append(pointers)
         a.n_buffers, a.buffers = len(buffers), pointers
-        if children:
-            kids = (ctypes.POINTER(ArrowArray) * len(children))(*[ctypes.pointer(c) for c in children])
-            self.keep += [kids, list(children)]
-            a.n_children, a.children = len(children), kids
-        if dictionary is not None:
-            self.keep.append(dictionary)
-            a.dictionary = ctypes.pointer(dictionary)
+        self._link(a, children, dictionary)
         a.release, a.private_data = self.release_array, self._label()
         return a
 

@@ -105,6 +105,21 @@ def page_out() -> tuple:
     return byref(_ffi.ArrowArray()), byref(_ffi.ArrowSchema()), byref(c_void_p())
 
 
+def last_error() -> dict:
+    """This thread's last error of the library, decoded (there must be one)."""
+    import ctypes
+    import json
+
+    from noteskit import _ffi
+
+    pointer = _ffi.nk_last_error()
+    assert pointer
+    try:
+        return dict(json.loads(ctypes.string_at(pointer)))
+    finally:
+        _ffi.nk_free(pointer)
+
+
 def batch_out() -> tuple:
     """Out-parameters for a batch export: ArrowArray, ArrowSchema (each by reference)."""
     from ctypes import byref

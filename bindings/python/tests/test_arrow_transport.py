@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pyarrow as pa
 import pytest
 
+from noteskit.selection import NO_TIME
 import noteskit as nk
 from noteskit import _arrow, _ffi
 
@@ -147,7 +148,7 @@ def test_a_stream_refuses_null_out_structs_with_a_message(store):
 def test_reading_an_already_released_batch_is_an_error_not_a_crash(store):
     store.articles.create(title="t", content="c")
     array, schema, cursor = _ffi.ArrowArray(), _ffi.ArrowSchema(), ctypes.c_void_p()
-    assert _ffi.nk_article_list(store.handle, 20, None, byref(array), byref(schema), byref(cursor)) == 0
+    assert _ffi.nk_article_list(store.handle, 20, None, NO_TIME, NO_TIME, 0, byref(array), byref(schema), byref(cursor)) == 0
     field = _arrow.read_schema(ctypes.addressof(schema))
     _arrow.release_array(array)
     _arrow.release_array(array)  # a second release does nothing

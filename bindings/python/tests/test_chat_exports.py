@@ -216,7 +216,7 @@ def test_an_ios_whatsapp_group_export_is_imported_in_the_zone_given(tmp_path, st
 def test_dates_that_could_be_either_order_need_date_order(tmp_path, store):
     path = tmp_path / "chat.txt"
     path.write_text("01/02/24, 10:00 - Alice: hi\n03/04/24, 10:00 - Bob: hello\n", encoding="utf-8")
-    with pytest.raises(nk.FormatError, match='date_order="dmy" or "mdy"') as e:
+    with pytest.raises(nk.FormatError, match='date_order="dmy" or date_order="mdy"') as e:
         store.import_(path)
     assert e.value.line == 1 and store.last_change_seq() == 0
     store.import_(path, date_order="dmy")

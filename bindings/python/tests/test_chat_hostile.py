@@ -2,14 +2,13 @@
 subclass (or status), and nothing changed."""
 from __future__ import annotations
 
-import ctypes
-import json
 from ctypes import byref, c_void_p
 
 import pytest
 
+from noteskit.selection import NO_TIME
 import noteskit as nk
-from conftest import page_out
+from conftest import last_error, page_out
 from noteskit import _ffi
 
 from arrow_structs import Arrow
@@ -28,15 +27,6 @@ def records(content: bytes):
 
 
 _kept: list = []
-
-
-def last_error() -> dict:
-    pointer = _ffi.nk_last_error()
-    assert pointer
-    try:
-        return json.loads(ctypes.string_at(pointer))
-    finally:
-        _ffi.nk_free(pointer)
 
 
 @pytest.fixture
@@ -113,10 +103,9 @@ def test_an_unknown_conversation_is_not_found_and_nothing_is_written(chat):
 def test_a_deleted_conversation_object_can_no_longer_send(chat):
     store, conv, _ = chat
     conv.delete()
-    with pytest.raises(nk.NotFoundError):
-        conv.send("anyone there?")
-    with pytest.raises(nk.NotFoundError):
-        conv.history()
+    for call in (lambda: conv.send("anyone there?"), conv.history):
+        with pytest.raises(nk.NotFoundError):
+            call()
     assert store.conversations.list().items == []
 
 
@@ -180,10 +169,9 @@ def test_a_lone_surrogate_is_an_invalid_argument(chat):
 def test_a_closed_store_refuses_chat_calls(chat):
     store, conv, _ = chat
     store.close()
-    with pytest.raises(nk.ClosedError):
-        conv.send("hi")
-    with pytest.raises(nk.ClosedError):
-        store.conversations.list()
+    for call in (lambda: conv.send("hi"), store.conversations.list):
+        with pytest.raises(nk.ClosedError):
+            call()
 
 
 # ---- straight at the C ABI --------------------------------------------------------------------
@@ -199,7 +187,7 @@ def test_invalid_utf8_through_the_abi_is_an_invalid_argument_and_writes_nothing(
         lambda: _ffi.nk_message_receive(h, conv.id, b"fine", bad, byref(out)),
         lambda: _ffi.nk_conversation_create(h, bad, byref(out)),
         lambda: _ffi.nk_conversation_rename(h, conv.id, bad, byref(out)),
-        lambda: _ffi.nk_conversation_history(h, conv.id, 50, bad, *page_out()),
+        lambda: _ffi.nk_conversation_history(h, conv.id, 50, bad, NO_TIME, NO_TIME, *page_out()),
         lambda: _ffi.nk_conversation_list(h, 20, bad, *page_out()),
         lambda: _ffi.nk_message_insert_many(h, conv.id, byref(records(bad)), 0, byref(out)),
     ]
@@ -223,8 +211,8 @@ def test_null_arguments_through_the_abi_are_invalid_arguments_and_write_nothing(
     assert _ffi.nk_conversation_create(h, None, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_conversation_create(h, b"t", None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_conversation_rename(h, conv.id, None, byref(out)) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_conversation_history(h, conv.id, 50, None, None, None, None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_conversation_history(h, conv.id, 50, None, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_conversation_history(h, conv.id, 50, None, NO_TIME, NO_TIME, None, None, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_conversation_history(h, conv.id, 50, None, NO_TIME, NO_TIME, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_message_send(None, conv.id, b"hi", byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_message_get(h, 1, None) == NK_E_INVALID_ARGUMENT
     assert out.value is None
@@ -235,6 +223,6 @@ def test_a_history_limit_out_of_range_through_the_abi_is_a_validation_error(chat
     store, conv, unchanged = chat
     out = c_void_p()
     for limit in (0, -5, 1001, 2 ** 62):
-        assert _ffi.nk_conversation_history(store.handle, conv.id, limit, None, *page_out()) == NK_E_VALIDATION
+        assert _ffi.nk_conversation_history(store.handle, conv.id, limit, None, NO_TIME, NO_TIME, *page_out()) == NK_E_VALIDATION
         assert last_error()["field"] == "limit"
     unchanged()

@@ -1,27 +1,17 @@
 """Hostile input straight at the C ABI: an error code and a message, never a crash."""
 from __future__ import annotations
 
-import ctypes
-import json
 import threading
 from ctypes import byref, c_int64, c_void_p
 
 import pytest
 
+from noteskit.selection import NO_TIME
 import noteskit as nk
-from conftest import batch_out, page_out
+from conftest import batch_out, last_error, page_out
 from noteskit import _ffi
 
 NK_E_INVALID_ARGUMENT, NK_E_VALIDATION, NK_E_CLOSED = 1, 2, 11
-
-
-def last_error() -> dict:
-    pointer = _ffi.nk_last_error()
-    assert pointer
-    try:
-        return json.loads(ctypes.string_at(pointer))
-    finally:
-        _ffi.nk_free(pointer)
 
 
 @pytest.fixture
@@ -43,7 +33,7 @@ def test_null_arguments_are_invalid_arguments(handle):
     assert _ffi.nk_store_open(b"/tmp/x.db", 0x7F, 0, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_article_create_many(handle, None, 0, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_subscribe(handle, _ffi.nk_change_callback(), None, byref(c_int64())) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_count(handle, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_select_count(handle, NO_TIME, NO_TIME, None) == NK_E_INVALID_ARGUMENT
     assert out.value is None  # no out-parameter was written on failure
     assert _ffi.nk_store_close(None) == NK_E_INVALID_ARGUMENT
     _ffi.nk_free(None)
@@ -54,9 +44,9 @@ def test_invalid_utf8_is_an_invalid_argument_and_writes_nothing(handle, bad):
     out = c_void_p()
     assert _ffi.nk_article_create(handle, bad, b"c", byref(out)) == NK_E_INVALID_ARGUMENT
     assert "not valid UTF-8" in last_error()["message"]
-    assert _ffi.nk_article_list(handle, 20, bad, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_list(handle, 20, bad, NO_TIME, NO_TIME, 0, *page_out()) == NK_E_INVALID_ARGUMENT
     count = c_int64()
-    assert _ffi.nk_article_count(handle, byref(count)) == 0 and count.value == 0
+    assert _ffi.nk_article_select_count(handle, NO_TIME, NO_TIME, byref(count)) == 0 and count.value == 0
 
 
 def test_forged_and_wrong_kind_handles_are_refused(handle):
@@ -121,7 +111,7 @@ def test_huge_and_negative_numbers_are_handled(handle):
     out = c_void_p()
     assert _ffi.nk_article_get(handle, -1, byref(out)) == 3
     assert _ffi.nk_article_get(handle, 2 ** 63 - 1, byref(out)) == 3
-    assert _ffi.nk_article_list(handle, -(2 ** 63), None, *page_out()) == NK_E_VALIDATION
+    assert _ffi.nk_article_list(handle, -(2 ** 63), None, NO_TIME, NO_TIME, 0, *page_out()) == NK_E_VALIDATION
     assert _ffi.nk_store_changes(handle, -5, 2 ** 63 - 1, *batch_out()) == NK_E_VALIDATION
 
 

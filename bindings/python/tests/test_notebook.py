@@ -20,3 +20,6 @@ def test_the_tour_notebook_runs_every_cell() -> None:
     assert len(html) >= 3, "pages show as HTML tables"
     pictures = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(pictures) >= 3, "a conversation, article rows and the plot of row heights show as pictures"
+    assert any('class="dataframe' in h for h in html), "a pandas DataFrame shows as a table"
+    texts = [o["data"]["text/plain"] for o in outputs if "text/plain" in o.get("data", {})]
+    assert any("Snippet(text=" in t and "'message'" in t and "'article'" in t for t in texts), "store.search shows snippets of both kinds"

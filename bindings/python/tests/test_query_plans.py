@@ -47,6 +47,13 @@ QUERIES = {
     "message search walk, rest of a millisecond": "SELECT id FROM messages WHERE sent_at = ? AND id < ? ORDER BY id DESC",
     "message search walk, older": "SELECT id FROM messages WHERE sent_at < ? ORDER BY sent_at DESC, id DESC",
     "message search walk, one conversation": "SELECT id FROM messages WHERE conversation_id = ? AND sent_at < ? ORDER BY sent_at DESC, id DESC",
+    # since/until (issue 13): the range is part of the seek, so a week reads that week only.
+    "article list in a range": f"SELECT {ARTICLE} FROM articles WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?",
+    "article list in a range, oldest first, later keys": f"SELECT {ARTICLE} FROM articles WHERE created_at >= ? AND created_at < ? AND created_at > ? ORDER BY created_at ASC, id ASC LIMIT ?",
+    "history in a range, earlier": f"SELECT {MESSAGE} FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND sent_at < ? ORDER BY sent_at DESC, id DESC LIMIT ?",
+    "one week of one conversation (select, delete_range)": f"SELECT {MESSAGE}, sent_at, id FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at ASC, id ASC",
+    "message search walk in a range": "SELECT id FROM messages WHERE sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC, id DESC",
+    "message count in a range": "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ?",
     "feed: the row holding since": f"SELECT {FEED} FROM feed WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
     "feed: rows after since": f"SELECT {FEED} FROM feed WHERE seq > ? ORDER BY seq",
     "feed: newest seq": "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)",
@@ -98,6 +105,13 @@ def test_the_indexes_are_exactly_the_ones_the_plans_use(store_path: Path) -> Non
     # No index names the rowid again: SQLite ends every entry with it.
     for name, sql in db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"):
         assert not re.search(r"\bid\)", sql), sql
+
+
+def test_a_range_is_a_seek_on_both_bounds(store_path: Path) -> None:
+    for name, lines in plans(store_path).items():
+        if "range" in name or "week" in name:
+            key = "created_at" if "article" in name else "sent_at"
+            assert any(line.startswith("SEARCH") and f"{key}>? AND {key}<?" in line for line in lines), (name, lines)
 
 
 def test_print_plans(store_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from noteskit.selection import NO_TIME
 import noteskit as nk
 from conftest import page_out
 from noteskit import _ffi
@@ -253,21 +254,21 @@ def test_search_iter_walks_every_hit(store):
 def test_hostile_calls_at_the_c_abi_are_errors_not_crashes(store):
     handle, out = store.handle, c_void_p()
     NK_E_INVALID_ARGUMENT, NK_E_VALIDATION = 1, 2
-    assert _ffi.nk_article_search(handle, None, None, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"\xff", None, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", b"\xc3", 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", None, 2, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", b"nope", 0, 20, None, *page_out()) == NK_E_VALIDATION
-    assert _ffi.nk_article_search(handle, b"x", None, 0, -1, None, *page_out()) == NK_E_VALIDATION
-    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, b"\xff", *page_out()) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, None, None, None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, None, *page_out()[1:]) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_search(None, b"x", None, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, None, None, 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"\xff", None, 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", b"\xc3", 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 2, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", b"nope", 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_VALIDATION
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, -1, None, *page_out()) == NK_E_VALIDATION
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, b"\xff", *page_out()) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, None, None, None, None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()[:2], None) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, None, None, *page_out()[1:]) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_search(None, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, None, *page_out()) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_reindex(None) == NK_E_INVALID_ARGUMENT
     # NULL field means "any": an empty page of article columns with both span columns, no cursor.
     array, schema, cursor = _ffi.ArrowArray(), _ffi.ArrowSchema(), c_void_p()
-    assert _ffi.nk_article_search(handle, b"x", None, 0, 20, None, byref(array), byref(schema), byref(cursor)) == 0
+    assert _ffi.nk_article_search(handle, b"x", None, 0, NO_TIME, NO_TIME, 0, 20, None, byref(array), byref(schema), byref(cursor)) == 0
     names = [schema.children[i].contents.name.decode() for i in range(schema.n_children)]
     assert (array.length, cursor.value) == (0, None)
     assert names == ["id", "uid", "title", "content", "created_at", "updated_at", "revision", "title_spans", "content_spans"]
@@ -409,10 +410,10 @@ def test_bad_message_search_arguments_are_refused(store):
     with pytest.raises(nk.InvalidArgumentError):
         store.messages.search("x", case_sensitive="yes")
     out = c_void_p()
-    assert _ffi.nk_message_search(store.handle, None, 0, 0, 20, None, *page_out()) == 1
-    assert _ffi.nk_message_search(store.handle, b"x", 0, 7, 20, None, *page_out()) == 1
-    assert _ffi.nk_message_search(store.handle, b"x", 42, 0, 20, None, *page_out()) == 3
-    assert _ffi.nk_message_search(store.handle, b"x", 0, 0, 20, None, None, None, None) == 1
+    assert _ffi.nk_message_search(store.handle, None, 0, 0, NO_TIME, NO_TIME, 20, None, *page_out()) == 1
+    assert _ffi.nk_message_search(store.handle, b"x", 0, 7, NO_TIME, NO_TIME, 20, None, *page_out()) == 1
+    assert _ffi.nk_message_search(store.handle, b"x", 42, 0, NO_TIME, NO_TIME, 20, None, *page_out()) == 3
+    assert _ffi.nk_message_search(store.handle, b"x", 0, 0, NO_TIME, NO_TIME, 20, None, None, None, None) == 1
     assert out.value is None
 
 

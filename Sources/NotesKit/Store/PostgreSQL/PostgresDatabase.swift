@@ -51,6 +51,17 @@ final class PostgresDatabase: DatabaseConnection {
     }
 
     func close() { pg.close() }
+
+    // Storage upkeep: the server's own (autovacuum gives freed space back; its administrator caps
+    // the disk), so these do nothing, and a size cap is refused.
+
+    func reclaimSpace() throws -> Int64? { 0 }
+    func reclaimSpaceOutsideTransaction() throws -> Int64 { 0 }
+    func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T { try body() }
+
+    func setMaxSize(bytes: Int64) throws -> Int64 {
+        throw NotesError(.invalidArgument, "a store on a PostgreSQL server has no size cap of its own; the server's administrator limits its disk", code: "not_sqlite")
+    }
 }
 
 /// One statement of a ``PostgresDatabase``: its parameters as text, run on the first `step`.

@@ -185,10 +185,8 @@ enum SQLiteSchema {
             // Give the old tables' pages back: at once in incremental mode, else by the one VACUUM
             // that switches the store to it (a store made before; `compact()` does it if this is
             // interrupted, or fails, e.g. on a full disk: the migration itself has committed).
-            if try Store.scalar(db, "PRAGMA auto_vacuum") == 2 {
-                _ = try? db.execute("PRAGMA incremental_vacuum")
-            } else {
-                _ = try? Store.vacuumIntoIncrementalMode(db)
+            if let sqlite = db.sqlite, (try? sqlite.reclaimSpace()) == nil {
+                _ = try? sqlite.reclaimSpaceOutsideTransaction()
             }
         }
     }
@@ -245,7 +243,7 @@ enum SQLiteSchema {
             throw unknownMigration(unknown)
         }
         if applied.count < known.count {
-            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without read_only")
+            throw NotesError(.schema, "this store needs upgrading to this NotesKit's schema; open it once without \(option: "readOnly", true)")
         }
     }
 }

@@ -23,6 +23,7 @@ from .layout import (ArticleRowStyle, Bubble, BubbleStyle, FontConfiguration, Ke
                      Rows, SearchPanel, TextMetrics, font_configuration, measure_text)
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit
 from .privacy import ExposedFile, PrivacyWarning, exposed_files
+from .search import Snippet
 from .selection import Selection
 from .store import Store, Subscription, default_store_path
 
@@ -47,6 +48,6 @@ __all__ = [
     "Article", "Articles", "AuthenticationError", "BusyError", "CancelledError", "Change", "ClosedError", "CompactReport", "ConflictError", "Conversation",
     "Conversations", "CorruptStoreError", "Draft", "ExportReport", "ExposedFile", "FontError", "FormatError", "ImportReport", "InternalError", "InvalidArgumentError",
     "LIBRARY_PATH", "LibraryError", "Message", "MessageHit", "Messages", "NotFoundError", "NotesError", "Page", "PrivacyWarning", "ReadOnlyError", "SchemaError",
-    "SearchHit", "Selection", "SkippedRecord", "StorageError", "StorageFullError", "Store", "Subscription", "UnreachableError", "ValidationError", "default_store_path", "exposed_files",
+    "SearchHit", "Selection", "SkippedRecord", "Snippet", "StorageError", "StorageFullError", "Store", "Subscription", "UnreachableError", "ValidationError", "default_store_path", "exposed_files",
     "library_version",
 ]

@@ -39,7 +39,6 @@ assert _ARRAY.size == _ARRAY_SIZE and _SCHEMA.size == _SCHEMA_SIZE
 _release_type = CFUNCTYPE(None, c_void_p)
 _releasers: Dict[int, Any] = {}
 _unpack_array = _ARRAY.unpack_from
-_unpack_schema = _SCHEMA.unpack_from
 _unpack_pointer = struct.Struct("<Q").unpack_from
 
 
@@ -70,29 +69,45 @@ class Field(NamedTuple):
     children: Tuple["Field", ...]
 
 
-def _pointers(address: int, n: int) -> List[int]:
-    return MEMORY[address:address + 8 * n].cast("Q").tolist() if n else []
+_POINTERS = [struct.Struct(f"<{n}Q").unpack_from for n in range(33)]
+
+
+def _pointers(address: int, n: int) -> Tuple[int, ...]:
+    if n < 33:
+        return _POINTERS[n](MEMORY, address)
+    return tuple(MEMORY[address:address + 8 * n].cast("Q").tolist())
 
 
 # The library's format strings and field names are made once and never freed (see
-# ArrowExport.swift), so a leaf field is decoded once per (format, name, flags) address triple.
-_leaves: Dict[Tuple[int, int, int], Field] = {}
+# ArrowExport.swift), so a field is known by the addresses of its format and name (and its flags
+# and children's): a schema is decoded once per such key, then found in ``_schemas``.
+_head = struct.Struct("<2Q8x2qQ").unpack_from   # format, name, flags, n_children, children
+_schemas: Dict[Tuple[Any, ...], Field] = {}
+
+
+def _schema_key(address: int) -> Tuple[Any, ...]:
+    fmt, name, flags, n_children, children = _head(MEMORY, address)
+    if n_children == 0:
+        return (fmt, name, flags)
+    return (fmt, name, flags, tuple([_schema_key(child) for child in _pointers(children, n_children)]))
+
+
+def _decode_schema(address: int) -> Field:
+    fmt, name, flags, n_children, children = _head(MEMORY, address)
+    kids = tuple(_decode_schema(child) for child in _pointers(children, n_children))
+    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
 
 
 def read_schema(address: int) -> Field:
     """The schema at ``address`` (not released)."""
-    fmt, name, _meta, flags, n_children, children, _dictionary, release_fn, _ = _unpack_schema(MEMORY, address)
+    (release_fn,) = _unpack_pointer(MEMORY, address + _RELEASE_AT_SCHEMA)
     if not release_fn:
         raise InternalError("the Arrow schema was already released")
-    if n_children == 0:
-        key = (fmt, name, flags)
-        field = _leaves.get(key)
-        if field is None:
-            field = _leaves[key] = Field(string_at(name).decode() if name else "", string_at(fmt).decode(),
-                                         bool(flags & 2), ())
-        return field
-    kids = tuple(read_schema(child) for child in _pointers(children, n_children))
-    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
+    key = _schema_key(address)
+    field = _schemas.get(key)
+    if field is None:
+        field = _schemas[key] = _decode_schema(address)
+    return field
 
 
 def _bits(address: int, offset: int, n: int) -> str:
@@ -102,38 +117,62 @@ def _bits(address: int, offset: int, n: int) -> str:
     return format(value, f"0{nbytes * 8}b")[::-1][offset:offset + n]
 
 
+_ONE = "1".__eq__
+_UNPACKERS: Dict[Tuple[str, int], Any] = {}
+
+
+def _numbers(code: str, width: int, start: int, n: int) -> List[int]:
+    """``n`` little-endian integers (``struct`` code ``code``, ``width`` bytes each) from ``start``."""
+    unpack = _UNPACKERS.get((code, n))
+    if unpack is None:
+        if n > 1024:  # (large columns: one cast of the memory, no Struct kept for their length)
+            values: List[int] = MEMORY[start:start + width * n].cast("q" if code == "q" else "i").tolist()
+            return values
+        unpack = _UNPACKERS[(code, n)] = struct.Struct(f"<{n}{code}").unpack_from
+    return list(unpack(MEMORY, start))
+
+
+def _strings(data: bytes, o: List[int]) -> List[str]:
+    """The texts of a string column: ``data`` holds the bytes from ``o[0]`` on, ``o`` the offsets."""
+    base = o[0]
+    if base:
+        o = [x - base for x in o]
+    if data.isascii():  # decoded at once and sliced: byte and character offsets agree
+        text = data.decode("ascii")
+        return [text[a:b] for a, b in zip(o, o[1:])]
+    # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
+    return [data[a:b].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
+
+
 def _column(address: int, field: Field) -> List[Any]:
     length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _unpack_array(MEMORY, address)
     if length == 0:
         return []
     buf = _pointers(buffers, n_buffers)
+    if null_count == length and buf[0]:  # every row null (a page of messages without senders)
+        return [None] * length
     fmt = field.format
     if fmt == "l" or fmt.startswith("ts"):
-        start = buf[1] + 8 * offset
-        values: List[Any] = MEMORY[start:start + 8 * length].cast("q").tolist()
+        values: List[Any] = _numbers("q", 8, buf[1] + 8 * offset, length)
     elif fmt == "i":
-        start = buf[1] + 4 * offset
-        values = MEMORY[start:start + 4 * length].cast("i").tolist()
+        values = _numbers("i", 4, buf[1] + 4 * offset, length)
     elif fmt == "b":
-        values = [c == "1" for c in _bits(buf[1], offset, length)]
+        values = list(map(_ONE, _bits(buf[1], offset, length)))
     elif fmt in ("u", "U"):
-        width = 4 if fmt == "u" else 8
-        start = buf[1] + width * offset
-        o = MEMORY[start:start + width * (length + 1)].cast("i" if width == 4 else "q").tolist()
-        base = o[0]
-        data = MEMORY[buf[2] + base:buf[2] + o[-1]].tobytes()
-        if data.isascii():  # decoded at once and sliced: byte and character offsets agree
-            text = data.decode("ascii")
-            values = [text[a - base:b - base] for a, b in zip(o, o[1:])]
-        else:  # (bytes a damaged file holds that are not UTF-8 read as U+FFFD, as the library's own reads do)
-            values = [data[a - base:b - base].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
+        o = (_numbers("i", 4, buf[1] + 4 * offset, length + 1) if fmt == "u" else
+             _numbers("q", 8, buf[1] + 8 * offset, length + 1))
+        values = _strings(MEMORY[buf[2] + o[0]:buf[2] + o[-1]].tobytes(), o)
     elif fmt == "+l":
-        start = buf[1] + 4 * offset
-        o = MEMORY[start:start + 4 * (length + 1)].cast("i").tolist()
+        o = _numbers("i", 4, buf[1] + 4 * offset, length + 1)
         (child,) = _pointers(children, n_children)
         items = _column(child, field.children[0]) if o[-1] > o[0] else []
         base = o[0]
-        values = [items[a - base:b - base] for a, b in zip(o, o[1:])]
+        if base:
+            o = [x - base for x in o]
+        # The library's only lists are match spans, flat start, end pairs: paired once for the column.
+        flat = iter(items)
+        pairs = list(zip(flat, flat))
+        values = [pairs[a >> 1:b >> 1] for a, b in zip(o, o[1:])]
     else:
         raise InternalError(f"unexpected Arrow format {fmt!r} in column {field.name!r}")
     if null_count and buf[0]:
@@ -143,7 +182,8 @@ def _column(address: int, field: Field) -> List[Any]:
 
 def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
     """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
-    (times as int milliseconds, list<int32> as lists of ints). The array is not released."""
+    (times as int milliseconds; list<int32>, the match spans' flat start, end pairs, as lists of
+    ``(start, end)`` tuples). The array is not released."""
     length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
     if not release_fn:
         raise InternalError("the Arrow array was already released")

@@ -18,6 +18,7 @@ the stream's own release when the library never took it). ``_live`` holds what i
 from __future__ import annotations
 
 import ctypes
+import operator
 from array import array
 from ctypes import POINTER, c_int64, c_void_p
 from datetime import datetime, timedelta, timezone
@@ -26,12 +27,13 @@ from collections.abc import Mapping as _Mapping
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _ffi
+from ._arrow import call_batch
 from ._ffi import ArrowArray, ArrowArrayStream, ArrowSchema
 from .errors import InvalidArgumentError, ValidationError
 from ._convert import format_time
 from .models import Article, Message
 
-TEXT, FLAG, TIME = "text", "flag", "time"
+TEXT, FLAG, TIME, INTEGER = "text", "flag", "time", "integer"
 
 
 class Field(NamedTuple):
@@ -42,6 +44,8 @@ class Field(NamedTuple):
 
 ARTICLE_FIELDS = (Field("title", TEXT, True), Field("content", TEXT, True), Field("uid", TEXT, False),
                   Field("created_at", TIME, False), Field("updated_at", TIME, False))
+UPDATE_FIELDS = (Field("id", INTEGER, True), Field("title", TEXT, False), Field("content", TEXT, False),
+                 Field("expected_revision", INTEGER, False))
 MESSAGE_FIELDS = (Field("content", TEXT, True), Field("from_me", FLAG, True), Field("uid", TEXT, False),
                   Field("sent_at", TIME, False), Field("sender", TEXT, False))
 
@@ -70,28 +74,20 @@ def _keep(holder: Any) -> int:
     return key
 
 
-def _release_schema_function(schema: Any) -> None:
-    s = schema.contents
+def _release_function(pointer: Any) -> None:
+    """The release callback of a struct we made (an ArrowSchema or an ArrowArray): its children's
+    release, then its own references dropped and its release set to NULL, as the spec asks."""
+    s = pointer.contents
     for i in range(s.n_children):
         child = s.children[i].contents
         if child.release:
             child.release(s.children[i])
     _live.pop(s.private_data or 0, None)
-    ctypes.c_void_p.from_address(ctypes.addressof(s) + ArrowSchema.release.offset).value = None
+    ctypes.c_void_p.from_address(ctypes.addressof(s) + type(s).release.offset).value = None
 
 
-def _release_array_function(array_: Any) -> None:
-    a = array_.contents
-    for i in range(a.n_children):
-        child = a.children[i].contents
-        if child.release:
-            child.release(a.children[i])
-    _live.pop(a.private_data or 0, None)
-    ctypes.c_void_p.from_address(ctypes.addressof(a) + ArrowArray.release.offset).value = None
-
-
-_release_schema = _SchemaRelease(_release_schema_function)
-_release_array = _ArrayRelease(_release_array_function)
+_release_schema = _SchemaRelease(_release_function)
+_release_array = _ArrayRelease(_release_function)
 
 
 def _move(source: int, target: ctypes.Structure, release_offset: int) -> None:
@@ -324,7 +320,32 @@ def _milliseconds(field: Field, value: Any, index: int) -> int:
     raise _fail(index, field.name, f"must be a datetime or ISO-8601 text, got {_type_name(value)}")
 
 
-_PACKERS: Dict[str, Callable[[Field, List[Any], int], _Column]] = {TEXT: _text, FLAG: _flag}
+def _integer(field: Field, values: List[Any], first: int) -> _Column:
+    if set(map(type, values)) == {int}:
+        try:
+            return _Column(b"l", (None, array("q", values)), 0)
+        except OverflowError:
+            pass
+    out, valid = array("q", bytes(8 * len(values))), bytearray(len(values))
+    for i, v in enumerate(values):
+        if _missing(v):
+            if field.required:
+                raise _fail(first + i, field.name, "is missing" if v is _ABSENT else f"is missing ({v!r})")
+            continue
+        if isinstance(v, bool):
+            raise _fail(first + i, field.name, "must be an integer, got bool")
+        try:
+            n = operator.index(v)
+        except TypeError:
+            raise _fail(first + i, field.name, f"must be an integer, got {_type_name(v)}") from None
+        if not -(2 ** 63) <= n < 2 ** 63:
+            raise _fail(first + i, field.name, f"is out of range: {n}")
+        out[i], valid[i] = n, 1
+    nulls = len(values) - sum(valid)
+    return _Column(b"l", (_bitmap(bytes(valid)) if nulls else None, out), nulls)
+
+
+_PACKERS: Dict[str, Callable[[Field, List[Any], int], _Column]] = {TEXT: _text, FLAG: _flag, INTEGER: _integer}
 
 
 def pack(records: Sequence[Any], fields: Sequence[Field]) -> Stream:
@@ -372,7 +393,8 @@ def pack(records: Sequence[Any], fields: Sequence[Field]) -> Stream:
 
 
 def _schema(fields: Sequence[Field], text_times: Any) -> ArrowSchema:
-    formats = [b"U" if f.kind == TEXT or f.name in text_times else b"C" if f.kind == FLAG else b"tsm:" for f in fields]
+    formats = [b"U" if f.kind == TEXT or f.name in text_times else b"C" if f.kind == FLAG else b"l" if f.kind == INTEGER
+               else b"tsm:" for f in fields]
     children = [ArrowSchema() for _ in fields]
     names = [f.name.encode() for f in fields]
     pointers = (POINTER(ArrowSchema) * len(fields))(*[ctypes.pointer(c) for c in children])
@@ -496,3 +518,13 @@ def created_messages(handle: Any, conversation_id: int, data: Any) -> List[Messa
     senders = [r.get("sender") for r in records] if records is not None else [s or None for s in c.texts[1]]
     return list(map(Message, c.ids, c.uids, [conversation_id] * len(c.ids), contents, map(bool, c.flags),
                     _datetimes(c.times[0]), senders))
+
+
+def update_articles(handle: Any, data: Any) -> Tuple[Dict[str, List[Any]], int]:
+    """``Articles.update_many``: sends the rows (mappings packed here, or Arrow columns) and returns
+    the batch of the articles as saved."""
+    stream = arrow_stream(data) if is_arrow(data) else pack(data if type(data) is list else list(data), UPDATE_FIELDS)
+    try:
+        return call_batch(_ffi.nk_article_update_many, handle, ctypes.byref(stream.struct))
+    finally:
+        stream.close()  # (the library has released it: this does nothing then)

@@ -9,18 +9,21 @@ slots are filled directly, as ``pickle`` does): the same objects, a third of the
 from __future__ import annotations
 
 import struct
+from collections import deque
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
 from ._arrow import MEMORY, _out
 from .errors import InvalidArgumentError, NotesError
-from .models import Article, Change, Conversation, Message, MessageHit, SearchHit, Spans
+from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit, Spans
 
 if TYPE_CHECKING:
     from .store import Store
 
 UTC = timezone.utc
+T = TypeVar("T")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _fromtimestamp = datetime.fromtimestamp
 _fromiso = datetime.fromisoformat
@@ -41,9 +44,14 @@ def time_from_ms(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=min(max(ms, _MIN_MS), _MAX_MS))
 
 
+_per_second = (1000).__rtruediv__   # ms -> ms / 1000
+
+
 def times(column: List[int]) -> List[datetime]:
     """A column of UTC milliseconds as aware datetimes."""
     try:
+        if not column or (-_FAST < min(column) and max(column) < _FAST):
+            return list(map(_fromtimestamp, map(_per_second, column), repeat(UTC, len(column))))
         return [_fromtimestamp(ms / 1000, UTC) if -_FAST < ms < _FAST else time_from_ms(ms) for ms in column]
     except TypeError:  # a null
         return [None if ms is None else time_from_ms(ms) for ms in column]
@@ -134,7 +142,7 @@ def call_row(function: Any, *args: Any) -> int:
 
 
 def get_article(function: Any, handle: int, id: int) -> Article:
-    """``call_row`` and ``article_from_row`` in one, for the hottest call (``articles.get``)."""
+    """``call_row`` and ``article_from_row`` for the hottest call (``articles.get``): no argument tuple."""
     out = _out
     out.cursor.value = None
     if function(handle, id, out.cursor_ref):
@@ -142,22 +150,7 @@ def get_article(function: Any, handle: int, id: int) -> Article:
     p = out.cursor.value
     if not p:
         raise NotesError("the library returned no record")
-    try:
-        _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
-        at = p + 64
-        uid = str(MEMORY[at:at + n_uid], "utf-8", "replace")
-        at += n_uid
-        title = str(MEMORY[at:at + n_title], "utf-8", "replace")
-        at += n_title
-        content = str(MEMORY[at:at + n_content], "utf-8", "replace")
-    finally:
-        _nk_free(p)
-    a = _new(Article)
-    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
-    _A4(a, _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created))
-    _A5(a, _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
-    _A6(a, revision)
-    return a
+    return article_from_row(p)
 
 
 def article_from_row(p: int) -> Article:
@@ -171,7 +164,14 @@ def article_from_row(p: int) -> Article:
         content = str(MEMORY[at:at + n_content], "utf-8", "replace")
     finally:
         _nk_free(p)
-    return article(id, uid, title, content, time_from_ms(created), time_from_ms(updated), revision)
+    a = _new(Article)
+    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
+    created_at = _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created)
+    _A4(a, created_at)
+    _A5(a, created_at if updated == created else
+        _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
+    _A6(a, revision)
+    return a
 
 
 def message_from_row(p: int) -> Message:
@@ -222,14 +222,44 @@ def draft_from_row(p: int) -> Dict[str, Any]:
 Columns = Dict[str, List[Any]]
 
 
+_ARTICLE_SETTERS = (_A0, _A1, _A2, _A3, _A4, _A5, _A6)
+_MESSAGE_SETTERS = (_M0, _M1, _M2, _M3, _M4, _M5, _M6)
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
+
+
+def _records(cls: type, setters: Tuple[Callable[[Any, Any], None], ...], columns: Tuple[List[Any], ...]) -> List[Any]:
+    """Records of ``cls`` made column by column: each slot of every record set by one C-level ``map``."""
+    n = len(columns[0])
+    made: List[Any] = list(map(_new, repeat(cls, n)))
+    if n < 4:  # (a map per slot costs more than it saves for a row or two)
+        for record, row in zip(made, zip(*columns)):
+            for setter, value in zip(setters, row):
+                setter(record, value)
+        return made
+    for setter, values in zip(setters, columns):
+        _consume(map(setter, made, values))
+    return made
+
+
+def page(items: List[T], next_cursor: Optional[str]) -> Page[T]:
+    """A :class:`Page` (frozen: its fields are set as its ``__init__`` would, without the call)."""
+    p: Page[T] = _new(Page)
+    p.__dict__.update(items=items, next_cursor=next_cursor, has_more=next_cursor is not None)
+    return p
+
+
 def articles(c: Columns) -> List[Article]:
-    return list(map(article, c["id"], c["uid"], c["title"], c["content"], times(c["created_at"]), times(c["updated_at"]),
-                    c["revision"]))
+    created, updated = c["created_at"], c["updated_at"]
+    created_at = times(created)
+    # Articles never edited were updated when created: the same (immutable) datetimes serve both.
+    updated_at = created_at if updated == created else times(updated)
+    return _records(Article, _ARTICLE_SETTERS, (c["id"], c["uid"], c["title"], c["content"], created_at, updated_at,
+                                                c["revision"]))
 
 
 def messages(c: Columns) -> List[Message]:
-    return list(map(message, c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"], times(c["sent_at"]),
-                    c["sender"]))
+    return _records(Message, _MESSAGE_SETTERS, (c["id"], c["uid"], c["conversation_id"], c["content"], c["from_me"],
+                                                times(c["sent_at"]), c["sender"]))
 
 
 def conversations(c: Columns, store: "Store") -> List[Conversation]:
@@ -253,26 +283,32 @@ def change_from_json(d: Dict[str, Any]) -> Change:
     return Change(d["seq"], d["entity"], d["op"], d["id"], d["uid"], d["revision"], _fromiso(d["at"]))
 
 
-def _pairs(flat: List[int]) -> List[Tuple[int, int]]:
-    it = iter(flat)
-    return list(zip(it, it))
+def _span_maps(c: Columns, fields: Tuple[str, ...]) -> List[Spans]:
+    """Each hit's spans by field (the batch's span columns are lists of (start, end) already)."""
+    if len(fields) == 1:
+        (name,) = fields
+        return [{name: spans} for spans in c[f"{name}_spans"]]
+    return [dict(zip(fields, row)) for row in zip(*(c[f"{name}_spans"] for name in fields))]
 
 
-def _span_maps(c: Columns, fields: Tuple[str, ...], n: int) -> List[Spans]:
-    columns = [[_pairs(flat) for flat in c[f"{name}_spans"]] for name in fields]
-    return [{name: column[i] for name, column in zip(fields, columns)} for i in range(n)]
+def _hits(cls: type, name: str, records: List[Any], spans: List[Spans]) -> List[Any]:
+    """``cls(record, spans)`` for each pair (frozen dataclasses: their fields set as ``__init__`` would)."""
+    hits: List[Any] = list(map(_new, repeat(cls, len(records))))
+    for hit, record, where in zip(hits, records, spans):
+        hit.__dict__.update({name: record, "spans": where})
+    return hits
 
 
 def article_hits(c: Columns, n: int) -> List[SearchHit]:
     fields = tuple(name for name in ("title", "content") if f"{name}_spans" in c)
-    return list(map(SearchHit, articles(c), _span_maps(c, fields, n)))
+    return _hits(SearchHit, "article", articles(c), _span_maps(c, fields))
 
 
 def message_hits(c: Columns, n: int) -> List[MessageHit]:
-    return list(map(MessageHit, messages(c), _span_maps(c, ("content",), n)))
+    return _hits(MessageHit, "message", messages(c), _span_maps(c, ("content",)))
 
 
-__all__ = ["article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
+__all__ = ["page", "article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",
            "conversation_from_row", "conversations", "draft_from_row", "drafts", "format_time", "message",
            "message_from_row", "message_hits", "messages", "ms_from_time", "parse_time", "time_from_ms",
            "times", "change_from_json"]

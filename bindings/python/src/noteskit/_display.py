@@ -6,7 +6,9 @@ command line highlights matches with :func:`highlight` too.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
+import unicodedata
 from datetime import datetime
 from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -138,3 +140,69 @@ def html_page(page: Any) -> str:
 def html_record(record: Any) -> str:
     """One record (or search hit) as a one-row HTML table."""
     return html_table([record])
+
+
+# ---- repr: records and pages that stay readable in a REPL ------------------------------------------
+
+#: Characters of a text field a record's repr shows; longer text is cut, with its length.
+REPR_TEXT_LIMIT = 60
+#: Items a page's repr lists, one a line.
+REPR_PAGE_ITEMS = 20
+
+
+def short_text(text: str, limit: int = REPR_TEXT_LIMIT) -> str:
+    """The repr of ``text``, cut after about ``limit`` characters (never before a combining mark or
+    a joiner, so a character is not split) with "…" and how long it is.
+
+    >>> print(short_text("今天天气真好"))
+    '今天天气真好'
+    >>> print(short_text("x" * 100, limit=10))
+    'xxxxxxxxxx…' (100 characters)
+    """
+    if len(text) <= limit:
+        return repr(text)
+    cut = limit
+    while cut > 1 and (unicodedata.combining(text[cut]) or text[cut] in "\u200d\ufe0f\ufe0e"
+                       or 0x1F3FB <= ord(text[cut]) <= 0x1F3FF or text[cut - 1] == "\u200d"):
+        cut -= 1
+    return f"{text[:cut] + '…'!r} ({len(text)} characters)"
+
+
+def record_repr(record: Any) -> str:
+    """A record's repr as the dataclass writes it, its text fields cut by :func:`short_text`."""
+    fields = ", ".join(f"{f.name}={short_text(v) if isinstance(v, str) else repr(v)}"
+                       for f in dataclasses.fields(record) for v in [getattr(record, f.name)])
+    return f"{type(record).__name__}({fields})"
+
+
+def spans_repr(spans: Mapping[str, Sequence[Any]], limit: int = 5) -> str:
+    """A hit's spans for its repr: at most ``limit`` per field, then how many more.
+
+    >>> spans_repr({"content": [(i, i + 1) for i in range(8)]})
+    "{'content': [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), ... 3 more]}"
+    """
+    def one(found: Sequence[Any]) -> str:
+        shown = ", ".join(map(repr, found[:limit]))
+        return f"[{shown}{f', ... {len(found) - limit} more' if len(found) > limit else ''}]"
+
+    return "{" + ", ".join(f"{name!r}: {one(found)}" for name, found in spans.items()) + "}"
+
+
+def page_repr(page: Any) -> str:
+    """A page's repr: one item a line (at most :data:`REPR_PAGE_ITEMS`), then the cursor."""
+    items = "".join(f"\n  {item!r}," for item in page.items[:REPR_PAGE_ITEMS])
+    more = len(page.items) - REPR_PAGE_ITEMS
+    if more > 0:
+        items += f"\n  ... {more} more,"
+    return f"Page(items=[{items}{chr(10) if items else ''}], next_cursor={page.next_cursor!r}, has_more={page.has_more!r})"
+
+
+def html_conversation(conversation: Any, png: Optional[bytes]) -> str:
+    """A conversation in a notebook: its title and times, and the picture of its chat when it has messages."""
+    import base64
+
+    head = (f"<b>{html.escape(conversation.title)}</b> <span style=\"color:#666\">#{conversation.id} · "
+            f"started {_time(conversation.created_at)} · last activity {_time(conversation.last_activity_at)}</span>")
+    picture = (f'<br><img src="data:image/png;base64,{base64.b64encode(png).decode()}" alt="the conversation as the chat '
+               f'app drew it">' if png else '<br><i style="color:#666">no messages yet</i>')
+    return f'<div style="{_STYLE}">{head}{picture}</div>'

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 
 from .errors import InvalidArgumentError, LibraryError, NotesError, ValidationError, error_from
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 LIBRARY_NAME = "libNotesCAPI.so"
 
 c_int32_p = POINTER(c_int32)
@@ -185,16 +185,15 @@ nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_p
 nk_article_update = _declare("nk_article_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_int64, c_void_pp)
 # int32_t nk_article_delete(nk_store *store, int64_t id);
 nk_article_delete = _declare("nk_article_delete", c_int32, c_void_p, c_int64)
-# int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, struct ArrowArray *out_array,
-#                         struct ArrowSchema *out_schema, char **out_cursor);
-nk_article_list = _declare("nk_article_list", c_int32, c_void_p, c_int64, c_char_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_article_list(nk_store *store, int64_t limit, const char *after, int64_t since_ms, int64_t until_ms, int32_t order,
+#                         struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+nk_article_list = _declare("nk_article_list", c_int32, c_void_p, c_int64, c_char_p, c_int64, c_int64, c_int32, ArrowArray_p,
+                           ArrowSchema_p, c_void_pp)
 # int32_t nk_article_select(nk_store *store, int64_t since_ms, int64_t until_ms, int32_t order, int32_t threads,
 #                           struct ArrowArrayStream *out_stream);
 nk_article_select = _declare("nk_article_select", c_int32, c_void_p, c_int64, c_int64, c_int32, c_int32, ArrowArrayStream_p)
 # int32_t nk_article_select_count(nk_store *store, int64_t since_ms, int64_t until_ms, int64_t *out_count);
 nk_article_select_count = _declare("nk_article_select_count", c_int32, c_void_p, c_int64, c_int64, c_int64_p)
-# int32_t nk_article_count(nk_store *store, int64_t *out_count);
-nk_article_count = _declare("nk_article_count", c_int32, c_void_p, c_int64_p)
 
 # ---- Drafts -------------------------------------------------------------------------------------
 # int32_t nk_draft_new(nk_store *store, const char *title, const char *content, char **out_row);
@@ -214,17 +213,27 @@ nk_draft_discard = _declare("nk_draft_discard", c_int32, c_void_p, c_int64)
 
 # ---- Search -------------------------------------------------------------------------------------
 # int32_t nk_article_search(nk_store *store, const char *query, const char *field, int32_t case_sensitive,
-#                           int64_t limit, const char *after, struct ArrowArray *out_array,
-#                           struct ArrowSchema *out_schema, char **out_cursor);
-nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_char_p,
-                             ArrowArray_p, ArrowSchema_p, c_void_pp)
+#                           int64_t since_ms, int64_t until_ms, int32_t order, int64_t limit, const char *after,
+#                           struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
+nk_article_search = _declare("nk_article_search", c_int32, c_void_p, c_char_p, c_char_p, c_int32, c_int64, c_int64, c_int32,
+                             c_int64, c_char_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
 # int32_t nk_message_search(nk_store *store, const char *query, int64_t conversation_id, int32_t flags,
-#                           int64_t limit, const char *after, struct ArrowArray *out_array,
-#                           struct ArrowSchema *out_schema, char **out_cursor);
+#                           int64_t since_ms, int64_t until_ms, int64_t limit, const char *after,
+#                           struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
 NK_SEARCH_CASE_SENSITIVE = 1
 NK_SEARCH_OLDEST_FIRST = 2
-nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_char_p,
-                             ArrowArray_p, ArrowSchema_p, c_void_pp)
+nk_message_search = _declare("nk_message_search", c_int32, c_void_p, c_char_p, c_int64, c_int32, c_int64, c_int64, c_int64,
+                             c_char_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_store_search(nk_store *store, const char *query, int32_t kinds, int64_t since_ms, int64_t until_ms,
+#                         int64_t limit, const char *after, char **out_order, struct ArrowArray *out_messages,
+#                         struct ArrowSchema *out_messages_schema, struct ArrowArray *out_array,
+#                         struct ArrowSchema *out_schema, char **out_cursor);
+NK_KIND_ARTICLES = 1
+NK_KIND_MESSAGES = 2
+nk_store_search = _declare("nk_store_search", c_int32, c_void_p, c_char_p, c_int32, c_int64, c_int64, c_int64, c_char_p,
+                           c_void_pp, ArrowArray_p, ArrowSchema_p, ArrowArray_p, ArrowSchema_p, c_void_pp)
+# int32_t nk_snippet(const char *text, const int64_t *spans, int64_t span_count, int64_t width, char **out_json);
+nk_snippet = _declare("nk_snippet", c_int32, c_char_p, c_void_p, c_int64, c_int64, c_void_pp)
 # int32_t nk_store_reindex(nk_store *store);
 nk_store_reindex = _declare("nk_store_reindex", c_int32, c_void_p)
 # int32_t nk_store_compact(nk_store *store, int64_t retain_ms, char **out_json);
@@ -249,9 +258,10 @@ nk_conversation_rename = _declare("nk_conversation_rename", c_int32, c_void_p, c
 # int32_t nk_conversation_delete(nk_store *store, int64_t id);
 nk_conversation_delete = _declare("nk_conversation_delete", c_int32, c_void_p, c_int64)
 # int32_t nk_conversation_history(nk_store *store, int64_t conversation_id, int64_t limit, const char *before,
-#                                 struct ArrowArray *out_array, struct ArrowSchema *out_schema, char **out_cursor);
-nk_conversation_history = _declare("nk_conversation_history", c_int32, c_void_p, c_int64, c_int64, c_char_p, ArrowArray_p,
-                                   ArrowSchema_p, c_void_pp)
+#                                 int64_t since_ms, int64_t until_ms, struct ArrowArray *out_array,
+#                                 struct ArrowSchema *out_schema, char **out_cursor);
+nk_conversation_history = _declare("nk_conversation_history", c_int32, c_void_p, c_int64, c_int64, c_char_p, c_int64, c_int64,
+                                   ArrowArray_p, ArrowSchema_p, c_void_pp)
 
 # ---- Messages -----------------------------------------------------------------------------------
 # int32_t nk_message_send(nk_store *store, int64_t conversation_id, const char *text, char **out_row);
@@ -276,6 +286,30 @@ nk_message_select = _declare("nk_message_select", c_int32, c_void_p, c_int64, c_
 #                                 int32_t from_me, int64_t *out_count);
 nk_message_select_count = _declare("nk_message_select_count", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int32,
                                    c_int64_p)
+# ---- Analysis -----------------------------------------------------------------------------------
+# int32_t nk_article_get_many(nk_store *store, const int64_t *ids, int64_t count, int32_t missing,
+#                             struct ArrowArray *out_array, struct ArrowSchema *out_schema);
+nk_article_get_many = _declare("nk_article_get_many", c_int32, c_void_p, c_void_p, c_int64, c_int32, ArrowArray_p, ArrowSchema_p)
+# int32_t nk_message_get_many(nk_store *store, const int64_t *ids, int64_t count, int32_t missing,
+#                             struct ArrowArray *out_array, struct ArrowSchema *out_schema);
+nk_message_get_many = _declare("nk_message_get_many", c_int32, c_void_p, c_void_p, c_int64, c_int32, ArrowArray_p, ArrowSchema_p)
+# int32_t nk_article_update_many(nk_store *store, struct ArrowArrayStream *rows, struct ArrowArray *out_array,
+#                                struct ArrowSchema *out_schema);
+nk_article_update_many = _declare("nk_article_update_many", c_int32, c_void_p, POINTER(ArrowArrayStream), ArrowArray_p,
+                                  ArrowSchema_p)
+# int32_t nk_article_delete_many(nk_store *store, const int64_t *ids, int64_t count, int64_t *out_count);
+nk_article_delete_many = _declare("nk_article_delete_many", c_int32, c_void_p, c_void_p, c_int64, c_int64_p)
+# int32_t nk_message_delete_many(nk_store *store, const int64_t *ids, int64_t count, int64_t *out_count);
+nk_message_delete_many = _declare("nk_message_delete_many", c_int32, c_void_p, c_void_p, c_int64, c_int64_p)
+# int32_t nk_message_delete_range(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms,
+#                                 int64_t *out_count);
+nk_message_delete_range = _declare("nk_message_delete_range", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int64_p)
+# int32_t nk_conversation_find(nk_store *store, const char *title, struct ArrowArray *out_array,
+#                              struct ArrowSchema *out_schema);
+nk_conversation_find = _declare("nk_conversation_find", c_int32, c_void_p, c_char_p, ArrowArray_p, ArrowSchema_p)
+# int32_t nk_conversation_stats(nk_store *store, struct ArrowArrayStream *out_stream);
+nk_conversation_stats = _declare("nk_conversation_stats", c_int32, c_void_p, ArrowArrayStream_p)
+
 # ---- Layout -------------------------------------------------------------------------------------
 # int32_t nk_measure_text(const char *text, double max_width, const char *font, double size, char **out_json);
 nk_measure_text = _declare("nk_measure_text", c_int32, c_char_p, c_double, c_char_p, c_double, c_void_pp)
@@ -325,6 +359,8 @@ nk_rows_visible = _declare("nk_rows_visible", c_int32, c_void_p, c_double, c_dou
 nk_keyboard_apply = _declare("nk_keyboard_apply", c_int32, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_search_panel_apply(const char *state_json, const char *event_json, char **out_json);
 nk_search_panel_apply = _declare("nk_search_panel_apply", c_int32, c_char_p, c_char_p, c_void_pp)
+# int32_t nk_interaction_constants(char **out_json);
+nk_interaction_constants = _declare("nk_interaction_constants", c_int32, c_void_pp)
 
 
 # ---- Import and export --------------------------------------------------------------------------
@@ -335,6 +371,10 @@ nk_store_export = _declare("nk_store_export", c_int32, c_void_p, c_char_p, c_cha
 #                         nk_progress_callback progress, void *user_data, char **out_json);
 nk_store_import = _declare("nk_store_import", c_int32, c_void_p, c_char_p, c_char_p, c_char_p, nk_progress_callback,
                            c_void_p, c_void_pp)
+# int32_t nk_store_import_table(nk_store *store, const char *table, struct ArrowArrayStream *records, const char *source,
+#                               const char *options_json, char **out_json);
+nk_store_import_table = _declare("nk_store_import_table", c_int32, c_void_p, c_char_p, ArrowArrayStream_p, c_char_p, c_char_p,
+                                 c_void_pp)
 
 
 # ---- Testing only (the power-cut simulator's seam; see stress/powercut.py) -----------------------

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
-from ._convert import article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, ms_from_time
+from ._bulk import id_array, missing_code, pointer, time_bounds
+from ._convert import (article_from_row, article_hits, articles, call_row, draft_from_row, drafts, get_article, page)
 from .errors import InvalidArgumentError, ValidationError
 from .models import Article, Page, SearchHit, walk
-from .selection import NO_TIME, Selection, order_code
+from .selection import Selection, order_code
 
 if TYPE_CHECKING:
     from .store import Store
@@ -75,19 +76,58 @@ class Articles:
         """Deletes the article and everything derived from it; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_article_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def count(self) -> int:
-        """The number of saved articles."""
-        return _ffi.call_int(_ffi.nk_article_count, self._store.handle)
+    def count(self, since: Optional[datetime] = None, until: Optional[datetime] = None) -> int:
+        """How many articles were created in ``[since, until)`` (all of them by default); naive
+        datetimes are UTC, and ``since`` at or after ``until`` counts nothing."""
+        start, end = time_bounds(since, until)
+        return _ffi.call_int(_ffi.nk_article_select_count, self._store.handle, start, end)
 
-    def list(self, limit: int = 20, after: Optional[str] = None) -> Page[Article]:
-        """One page of articles, newest first (``created_at``, then ``id``).
+    def __len__(self) -> int:
+        """``len(store.articles)``: the number of saved articles, as :meth:`count`."""
+        return self.count()
+
+    def list(self, limit: int = 20, after: Optional[str] = None, *, since: Optional[datetime] = None,
+             until: Optional[datetime] = None, order: str = "desc") -> Page[Article]:
+        """One page of articles, newest first (``created_at``, then ``id``; ``order="asc"``: oldest
+        first), created in ``[since, until)`` when given (naive datetimes are UTC).
 
         ``limit`` is 1 to 1000. Pass a page's ``next_cursor`` as ``after`` for the next page: any
-        depth costs what the first page costs, and rows added meanwhile are never seen twice or skipped.
+        depth costs what the first page costs, and rows added meanwhile are never seen twice or
+        skipped. A cursor remembers its order and range: passing it with others is a
+        :class:`ValidationError` on ``cursor``.
         """
+        start, end = time_bounds(since, until)
         columns, _, cursor = call_page(_ffi.nk_article_list, self._store.handle, _ffi.integer(limit, "limit"),
-                                       _ffi.optional_text(after, "after"))
-        return Page(articles(columns), cursor, cursor is not None)
+                                       _ffi.optional_text(after, "after"), start, end, order_code(order))
+        return page(articles(columns), cursor)
+
+    def get_many(self, ids: Iterable[int], missing: str = "error") -> List[Article]:
+        """The articles with ``ids``, in the order given, read at one moment. An id with no article
+        raises :class:`NotFoundError` naming the missing ids, or is left out with ``missing="skip"``.
+        """
+        wanted = id_array(ids)
+        columns, _ = call_batch(_ffi.nk_article_get_many, self._store.handle, pointer(wanted), len(wanted),
+                                missing_code(missing))
+        return articles(columns)
+
+    def update_many(self, rows: Union[Iterable[Mapping[str, Any]], Any]) -> List[Article]:
+        """Updates many articles in one transaction: all of them, or none.
+
+        Each row has ``id`` and optionally ``title``, ``content`` and ``expected_revision`` (the
+        revision it was read at); ``rows`` may also be columns (pyarrow, polars, pandas). One stale
+        row raises :class:`ConflictError` naming the article and the row (``line``), an unknown id
+        :class:`NotFoundError`, an id given twice :class:`ValidationError` (code ``duplicate_id``):
+        then nothing is written. Returns the articles as saved, in row order.
+        """
+        columns, _ = _columns.update_articles(self._store.handle, rows)
+        return articles(columns)
+
+    def delete_many(self, ids: Iterable[int]) -> int:
+        """Deletes the articles with ``ids`` and everything derived from them, in one transaction:
+        all of them, or (when one does not exist: :class:`NotFoundError` naming the missing ids)
+        none. Returns how many were deleted (an id given twice counts once)."""
+        doomed = id_array(ids)
+        return _ffi.call_int(_ffi.nk_article_delete_many, self._store.handle, pointer(doomed), len(doomed))
 
     def select(self, since: Optional[datetime] = None, until: Optional[datetime] = None,
                order: str = "desc") -> Selection[Article]:
@@ -103,8 +143,7 @@ class Articles:
         ...     [a.title for a in store.articles.select(order="asc")]
         ['note 0', 'note 1', 'note 2']
         """
-        start = NO_TIME if since is None else ms_from_time(since, "since")
-        end = NO_TIME if until is None else ms_from_time(until, "until")
+        start, end = time_bounds(since, until)
         direction = order_code(order)
         def open_stream(threads: int, stream: Any) -> None:
             _ffi.check(_ffi.nk_article_select(self._store.handle, start, end, direction, threads, byref(stream)))
@@ -114,37 +153,44 @@ class Articles:
 
         return Selection(open_stream, count, articles, f"of articles (since={since}, until={until}, order={order!r})")
 
-    def iter(self, batch_size: int = 200) -> Iterator[Article]:
-        """Every article, newest first, fetched lazily ``batch_size`` at a time."""
-        return walk(lambda after: self.list(limit=batch_size, after=after))
+    def iter(self, batch_size: int = 200, *, since: Optional[datetime] = None, until: Optional[datetime] = None,
+             order: str = "desc") -> Iterator[Article]:
+        """Every article (created in ``[since, until)`` when given), newest first (``order="asc"``:
+        oldest first), fetched lazily ``batch_size`` at a time."""
+        return walk(lambda after: self.list(limit=batch_size, after=after, since=since, until=until, order=order))
 
     def __iter__(self) -> Iterator[Article]:
         return self.iter()
 
     def search(self, query: str, field: str = "any", case_sensitive: bool = False, limit: int = 20,
-               after: Optional[str] = None) -> Page[SearchHit]:
-        """The articles whose title and/or content contain ``query``, newest first, with match spans.
+               after: Optional[str] = None, *, since: Optional[datetime] = None, until: Optional[datetime] = None,
+               order: str = "desc") -> Page[SearchHit]:
+        """The articles whose title and/or content contain ``query``, newest first (``order="asc"``:
+        oldest first), with match spans; only those created in ``[since, until)`` when given.
 
         Literal substring search: every character of ``query`` is itself (quotes, ``%``, ``_``,
         ``*``, ``\\``, FTS words, emoji, CJK of any length). Text and query are compared in NFC, so
         composed and decomposed forms find each other, and case-insensitively by simple Unicode case
         folding unless ``case_sensitive``. ``field`` is ``"any"``, ``"title"`` or ``"content"``. An
-        empty query lists every article. Paged like :meth:`list`: pass ``next_cursor`` as ``after``.
+        empty query lists every article. Paged like :meth:`list`: pass ``next_cursor`` as ``after``
+        (with the same query, field, case mode, order and range).
         A query with a NUL or over 10 000 characters raises :class:`ValidationError`.
         """
         if not isinstance(case_sensitive, bool):
             raise InvalidArgumentError(f"case_sensitive must be a bool, got {type(case_sensitive).__name__}",
                                        field="case_sensitive")
+        start, end = time_bounds(since, until)
         columns, n, cursor = call_page(_ffi.nk_article_search, self._store.handle, _ffi.text(query, "query"),
-                                       _ffi.text(field, "field"), int(case_sensitive), _ffi.integer(limit, "limit"),
-                                       _ffi.optional_text(after, "after"))
-        return Page(article_hits(columns, n), cursor, cursor is not None)
+                                       _ffi.text(field, "field"), int(case_sensitive), start, end, order_code(order),
+                                       _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+        return page(article_hits(columns, n), cursor)
 
     def search_iter(self, query: str, field: str = "any", case_sensitive: bool = False,
-                    batch_size: int = 200) -> Iterator[SearchHit]:
-        """Every hit of :meth:`search`, newest first, fetched lazily ``batch_size`` at a time."""
+                    batch_size: int = 200, *, since: Optional[datetime] = None, until: Optional[datetime] = None,
+                    order: str = "desc") -> Iterator[SearchHit]:
+        """Every hit of :meth:`search`, in its order, fetched lazily ``batch_size`` at a time."""
         return walk(lambda after: self.search(query, field=field, case_sensitive=case_sensitive, limit=batch_size,
-                                              after=after))
+                                              after=after, since=since, until=until, order=order))
 
     # ---- Drafts -----------------------------------------------------------------------------
 

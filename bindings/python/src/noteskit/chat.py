@@ -5,15 +5,16 @@ import gc
 from contextlib import contextmanager
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _columns, _ffi
-from ._arrow import call_page
+from ._arrow import call_batch, call_page
+from ._bulk import id_array, missing_code, pointer, time_bounds
 from ._convert import (Columns, call_row, conversation_from_row, conversations, format_time, message_from_row, message_hits,
-                       messages, ms_from_time)
+                       messages, page, times)
 from .errors import InvalidArgumentError, NotFoundError
 from .models import Conversation, Message, MessageHit, Page, walk
-from .selection import NO_TIME, Selection, order_code
+from .selection import Selection, order_code
 
 if TYPE_CHECKING:
     from .store import Store
@@ -53,7 +54,7 @@ class Conversations:
         """
         columns, _, cursor = call_page(_ffi.nk_conversation_list, self._store.handle, _ffi.integer(limit, "limit"),
                                        _ffi.optional_text(after, "after"))
-        return Page(conversations(columns, self._store), cursor, cursor is not None)
+        return page(conversations(columns, self._store), cursor)
 
     def select(self) -> Selection[Conversation]:
         """Every conversation, most recent activity first, as a lazy :class:`Selection` (see
@@ -70,6 +71,48 @@ class Conversations:
             return conversations(columns, store)
 
         return Selection(open_stream, count, records, "of conversations")
+
+    def count(self) -> int:
+        """How many conversations the store holds."""
+        return _ffi.call_int(_ffi.nk_conversation_select_count, self._store.handle)
+
+    def __len__(self) -> int:
+        """``len(store.conversations)``: as :meth:`count`."""
+        return self.count()
+
+    def find(self, title: str) -> List[Conversation]:
+        """The conversations titled exactly ``title`` (same characters, same case; none: ``[]``),
+        most recent activity first."""
+        columns, _ = call_batch(_ffi.nk_conversation_find, self._store.handle, _ffi.text(title, "title"))
+        return conversations(columns, self._store)
+
+    def stats(self) -> Selection[Dict[str, Any]]:
+        """Per-conversation figures, most recent activity first, as a lazy :class:`Selection`
+        (``to_pandas()``, ``to_arrow()``, ``to_polars()``, DuckDB): columns ``id``, ``title``,
+        ``messages``, ``sent`` (by the user), ``received``, ``first_at`` and ``last_at`` (the first
+        and last message's ``sent_at``; None for a conversation without messages). Iterating it
+        yields one dict per conversation.
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     conv = store.conversations.create("Alice")
+        ...     _ = conv.send("hello"); _ = conv.receive("hi"); _ = conv.receive("how are you?")
+        ...     [(s["title"], s["messages"], s["sent"], s["received"]) for s in store.conversations.stats()]
+        [('Alice', 3, 1, 2)]
+        """
+        store = self._store
+
+        def open_stream(threads: int, stream: Any) -> None:
+            _ffi.check(_ffi.nk_conversation_stats(store.handle, byref(stream)))
+
+        def count() -> int:
+            return _ffi.call_int(_ffi.nk_conversation_select_count, store.handle)
+
+        def records(columns: Columns) -> List[Dict[str, Any]]:
+            figures = dict(columns, first_at=times(columns["first_at"]), last_at=times(columns["last_at"]))
+            return [dict(zip(figures, row)) for row in zip(*figures.values())]
+
+        return Selection(open_stream, count, records, "of per-conversation figures")
 
     def iter(self, batch_size: int = 200) -> Iterator[Conversation]:
         """Every conversation, most recent activity first, fetched lazily ``batch_size`` at a time."""
@@ -121,24 +164,68 @@ class Messages:
         return message_from_row(call_row(_ffi.nk_message_receive, self._store.handle,
                                          _ffi.integer(conversation_id, "conversation_id"), _ffi.text(text, "content"), when))
 
-    def history(self, conversation_id: int, limit: int = 50, before: Optional[str] = None) -> Page[Message]:
+    def history(self, conversation_id: int, limit: int = 50, before: Optional[str] = None, *,
+                since: Optional[datetime] = None, until: Optional[datetime] = None) -> Page[Message]:
         """A page of a conversation's history, paged backward from the newest message ("load earlier").
 
         The first call returns the newest ``limit`` messages; pass its ``next_cursor`` as ``before``
         for the messages just earlier, and so on. Within a page the items are **oldest first**, as a
         chat shows them; ``has_more`` tells whether anything earlier exists. Ordered by ``sent_at``,
         then ``id``: messages added while you page back are never seen twice nor make you skip one,
-        and any depth costs what the newest page costs. ``limit`` is 1 to 1000. A cursor of another
-        conversation is a :class:`ValidationError` on ``cursor``.
+        and any depth costs what the newest page costs. ``limit`` is 1 to 1000. With ``since`` /
+        ``until`` (naive datetimes are UTC), only the messages sent in ``[since, until)``. A cursor
+        of another conversation or range is a :class:`ValidationError` on ``cursor``.
         """
+        start, end = time_bounds(since, until)
         columns, _, cursor = call_page(_ffi.nk_conversation_history, self._store.handle,
                                        _ffi.integer(conversation_id, "conversation_id"), _ffi.integer(limit, "limit"),
-                                       _ffi.optional_text(before, "before"))
-        return Page(messages(columns), cursor, cursor is not None)
+                                       _ffi.optional_text(before, "before"), start, end)
+        return page(messages(columns), cursor)
 
     def get(self, id: int) -> Message:
         """The message with ``id``; :class:`NotFoundError` if there is none."""
         return message_from_row(call_row(_ffi.nk_message_get, self._store.handle, _ffi.integer(id, "id")))
+
+    def get_many(self, ids: Iterable[int], missing: str = "error") -> List[Message]:
+        """The messages with ``ids``, in the order given, read at one moment. An id with no message
+        raises :class:`NotFoundError` naming the missing ids, or is left out with ``missing="skip"``."""
+        wanted = id_array(ids)
+        columns, _ = call_batch(_ffi.nk_message_get_many, self._store.handle, pointer(wanted), len(wanted),
+                                missing_code(missing))
+        return messages(columns)
+
+    def count(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
+              until: Optional[datetime] = None, from_me: Optional[bool] = None) -> int:
+        """How many messages (of ``conversation``, or of all) were sent in ``[since, until)`` by the
+        user (``from_me=True``), by the others (``False``) or by anyone (None). An unknown
+        conversation raises :class:`NotFoundError`."""
+        return _ffi.call_int(_ffi.nk_message_select_count, self._store.handle,
+                             *_message_filter(conversation, since, until, from_me))
+
+    def __len__(self) -> int:
+        """``len(store.messages)``: every message in every conversation, as :meth:`count`."""
+        return self.count()
+
+    def iter(self, conversation: Optional[int] = None, *, since: Optional[datetime] = None,
+             until: Optional[datetime] = None, from_me: Optional[bool] = None, order: str = "asc") -> Iterator[Message]:
+        """Every message (of ``conversation``, or of all; sent in ``[since, until)``; by ``from_me``),
+        oldest first (``order="desc"``: newest first), read lazily 65 536 at a time: :meth:`select`'s records."""
+        return iter(self.select(conversation=conversation, since=since, until=until, from_me=from_me, order=order))
+
+    def delete_many(self, ids: Iterable[int]) -> int:
+        """Deletes the messages with ``ids`` in one transaction: all of them, or (when one does not
+        exist: :class:`NotFoundError` naming the missing ids) none. Their conversations' last
+        activity stays. Returns how many were deleted (an id given twice counts once)."""
+        doomed = id_array(ids)
+        return _ffi.call_int(_ffi.nk_message_delete_many, self._store.handle, pointer(doomed), len(doomed))
+
+    def delete_range(self, conversation: int, since: Optional[datetime] = None, until: Optional[datetime] = None) -> int:
+        """Deletes the messages of ``conversation`` sent in ``[since, until)`` (None: no bound) in one
+        transaction and returns how many. An unknown conversation raises :class:`NotFoundError`;
+        ``since`` at or after ``until`` deletes nothing."""
+        start, end = time_bounds(since, until)
+        return _ffi.call_int(_ffi.nk_message_delete_range, self._store.handle, _ffi.integer(conversation, "conversation"),
+                             start, end)
 
     def delete(self, id: int) -> None:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
@@ -159,14 +246,16 @@ class Messages:
             return _columns.created_messages(self._store.handle, cid, records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
-               after: Optional[str] = None, order: str = "desc") -> Page[MessageHit]:
+               after: Optional[str] = None, order: str = "desc", *, since: Optional[datetime] = None,
+               until: Optional[datetime] = None) -> Page[MessageHit]:
         """The messages whose content contains ``query``, newest first (``order="asc"``: in chat
         order, oldest first), in every conversation or in one.
 
         The same rules as :meth:`Articles.search`: literal substring, NFC, simple case folding
         unless ``case_sensitive``; an empty query lists every message. Each hit is a
-        :class:`MessageHit` with ``spans["content"]``. Pass ``next_cursor`` as ``after`` (with the
-        same query, ``conversation``, ``case_sensitive`` and ``order``) for the next page. An
+        :class:`MessageHit` with ``spans["content"]``. With ``since`` / ``until``, only messages sent
+        in ``[since, until)``. Pass ``next_cursor`` as ``after`` (with the same query,
+        ``conversation``, ``case_sensitive``, ``order`` and range) for the next page. An
         unknown conversation raises :class:`NotFoundError`. The chat demo's own search is
         ``search(q, case_sensitive=True, order="asc")``.
         """
@@ -178,9 +267,10 @@ class Messages:
         cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
         if conversation is not None and cid <= 0:
             raise NotFoundError(f"conversation {cid} does not exist")
+        start, end = time_bounds(since, until)
         columns, n, cursor = call_page(_ffi.nk_message_search, self._store.handle, _ffi.text(query, "query"), cid,
-                                       flags, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
-        return Page(message_hits(columns, n), cursor, cursor is not None)
+                                       flags, start, end, _ffi.integer(limit, "limit"), _ffi.optional_text(after, "after"))
+        return page(message_hits(columns, n), cursor)
 
     def select(self, conversation: Optional[int] = None, since: Optional[datetime] = None,
                until: Optional[datetime] = None, from_me: Optional[bool] = None, order: str = "asc") -> Selection[Message]:
@@ -198,14 +288,7 @@ class Messages:
         ...     [m.content for m in store.messages.select(from_me=False)]
         ['hi']
         """
-        cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
-        if conversation is not None and cid <= 0:
-            raise NotFoundError(f"conversation {cid} does not exist")
-        if from_me is not None and not isinstance(from_me, bool):
-            raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
-        who = -1 if from_me is None else int(from_me)
-        start = NO_TIME if since is None else ms_from_time(since, "since")
-        end = NO_TIME if until is None else ms_from_time(until, "until")
+        cid, start, end, who = _message_filter(conversation, since, until, from_me)
         direction = order_code(order)
         store = self._store
 
@@ -220,10 +303,24 @@ class Messages:
                          f"order={order!r})")
 
     def search_iter(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False,
-                    batch_size: int = 200, order: str = "desc") -> Iterator[MessageHit]:
+                    batch_size: int = 200, order: str = "desc", *, since: Optional[datetime] = None,
+                    until: Optional[datetime] = None) -> Iterator[MessageHit]:
         """Every hit of :meth:`search`, in its ``order``, fetched lazily ``batch_size`` at a time."""
         return walk(lambda after: self.search(query, conversation=conversation, case_sensitive=case_sensitive,
-                                              limit=batch_size, after=after, order=order))
+                                              limit=batch_size, after=after, order=order, since=since, until=until))
+
+
+def _message_filter(conversation: Optional[int], since: Optional[datetime], until: Optional[datetime],
+                    from_me: Optional[bool]) -> Tuple[int, int, int, int]:
+    """A message selection's filter as the library takes it: conversation id (0: all), since,
+    until, from_me (-1: anyone)."""
+    cid = 0 if conversation is None else _ffi.integer(conversation, "conversation")
+    if conversation is not None and cid <= 0:
+        raise NotFoundError(f"conversation {cid} does not exist")
+    if from_me is not None and not isinstance(from_me, bool):
+        raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
+    start, end = time_bounds(since, until)
+    return cid, start, end, -1 if from_me is None else int(from_me)
 
 
 @contextmanager

@@ -18,6 +18,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import sys
 import unicodedata
 import warnings
@@ -25,9 +26,9 @@ from datetime import datetime
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
-from ._display import highlight, merge_spans
-from .errors import NotesError, NotFoundError, ValidationError
-from .models import Article, Conversation, Message
+from ._display import highlight
+from .errors import NotesError, NotFoundError
+from .models import Article, Conversation, Message, MessageHit
 from .privacy import PrivacyWarning, exposed_files, exposed_folder, file_mode
 from .store import Store, default_store_path
 
@@ -142,22 +143,6 @@ def marked(text: str, spans: Iterable[Sequence[int]], colour: bool) -> str:
     True
     """
     return highlight(text, spans, _MATCH_ON, _MATCH_OFF, escape=visible) if colour else visible(text)
-
-
-def snippet(text: str, spans: Sequence[Sequence[int]], width: int) -> Tuple[str, List[Tuple[int, int]]]:
-    """A one-line window of ``text`` of about ``width`` characters around its first match, and the spans moved into it.
-
-    >>> snippet("a b c d e f g h 天气 i j", [(16, 18)], 10)
-    ('…g h 天气 i j', [(5, 7)])
-    """
-    flat = "".join(" " if c.isspace() else c for c in text)  # same length: spans keep their offsets
-    merged = merge_spans(spans)
-    start = max(0, merged[0][0] - width // 3) if merged else 0
-    end = min(len(flat), start + width)
-    start = max(0, min(start, end - width))
-    prefix, suffix = ("…" if start > 0 else ""), ("…" if end < len(flat) else "")
-    moved = [(max(s, start) - start + len(prefix), min(e, end) - start + len(prefix)) for s, e in merged if s < end and e > start]
-    return prefix + flat[start:end] + suffix, moved
 
 
 class Progress:
@@ -365,7 +350,12 @@ def cmd_chat_list(store: Store, args: argparse.Namespace) -> None:
 def cmd_search(store: Store, args: argparse.Namespace) -> None:
     """Articles (or messages) containing the query, newest first, the matches highlighted on a terminal."""
     colour = use_colour(args.color, sys.stdout)
-    if args.messages or args.conversation:
+    if args.everything:
+        if args.messages or args.conversation or args.case_sensitive or args.field != "any":
+            raise CommandError("--everything searches articles (any field) and messages of every conversation, "
+                               "case-insensitively: leave out --messages, --conversation, --field and --case-sensitive")
+        cursor = _search_everything(store, args, colour)
+    elif args.messages or args.conversation:
         conversation = existing_conversation(store, args.conversation) if args.conversation else None
         message_hits = store.messages.search(args.query, conversation=conversation.id if conversation else None,
                                              case_sensitive=args.case_sensitive, limit=args.limit, after=args.after)
@@ -388,12 +378,36 @@ def cmd_search(store: Store, args: argparse.Namespace) -> None:
             if args.json:
                 print(json.dumps({**record_dict(article), "spans": found.spans}, ensure_ascii=False))
                 continue
-            text, spans = snippet(article.content, found.spans.get("content", ()), 60)
+            cut = found.snippet(60, field="content")
             print(f"#{article.id:<5} {local_time(article.created_at)}  "
-                  f"{marked(article.title, found.spans.get('title', ()), colour)}  · {marked(text, spans, colour)}")
+                  f"{marked(article.title, found.spans.get('title', ()), colour)}  · {marked(cut.text, cut.spans, colour)}")
         cursor = article_hits.next_cursor
     if cursor:
         print(f"(more: the same search with --after {cursor})", file=sys.stderr)
+
+
+def _search_everything(store: Store, args: argparse.Namespace, colour: bool) -> Optional[str]:
+    """``search --everything``: one page of :meth:`Store.search`, each hit a line with its snippet."""
+    page = store.search(args.query, limit=args.limit, after=args.after)
+    titles: Dict[int, str] = {}
+    for hit in page:
+        if args.json:
+            print(json.dumps({"kind": hit.kind, **record_dict(hit.record), "spans": hit.spans}, ensure_ascii=False))
+            continue
+        cut = hit.snippet(60)
+        if isinstance(hit, MessageHit):
+            message = hit.message
+            cid = message.conversation_id
+            if cid not in titles:
+                titles[cid] = store.conversations.get(cid).title
+            who = "me" if message.from_me else message.sender or "them"
+            print(f"message #{message.id:<5} {local_time(message.sent_at)}  {one_line(visible(titles[cid]), 12)}, "
+                  f"{visible(who)}: {marked(cut.text, cut.spans, colour)}")
+        else:
+            article = hit.article
+            print(f"article #{article.id:<5} {local_time(article.created_at)}  "
+                  f"{marked(article.title, hit.spans.get('title', ()), colour)}  · {marked(cut.text, cut.spans, colour)}")
+    return page.next_cursor
 
 
 # ---- Commands: export and import ----------------------------------------------------------------
@@ -408,24 +422,29 @@ def _transcript_options(store: Store, args: argparse.Namespace, importing: bool)
     return {"conversation": existing_conversation(store, args.conversation).id}
 
 
-def _folder_format(path: str) -> CommandError:
-    """The library's "a folder needs a format" in command-line words."""
-    return CommandError(f"{visible(path)} is a folder: pass --format markdown or --format csv")
+# The options the library names in its messages, where this command line spells them otherwise
+# than --kebab-name VALUE.
+_FLAGS = {"columns": "--column HEADER=NAME", "unknownColumns": "--ignore-unknown-columns"}
+
+
+def command_line_option(name: str, value: Any) -> str:
+    """An option the library names, as this command line spells it: ``--format markdown``."""
+    if name in _FLAGS:
+        return _FLAGS[name]
+    flag = "--" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return flag if value is None or isinstance(value, bool) else f"{flag} {shlex.quote(value)}"
+
+
+def said(error: BaseException) -> str:
+    """An error's message in the command line's words, safe to print."""
+    return visible(error._worded(command_line_option) if isinstance(error, NotesError) else str(error))
 
 
 def cmd_export(store: Store, args: argparse.Namespace) -> None:
     """Writes the store (or one conversation as a transcript) to a file or folder."""
-    options = _transcript_options(store, args, importing=False)
-    if args.table:
-        options["table"] = args.table
-    if args.mode is not None:
-        options["mode"] = args.mode
-    try:
-        report = store.export(args.path, args.format, **options)
-    except ValidationError as e:
-        if e.code == "folder_needs_format":
-            raise _folder_format(args.path) from None
-        raise
+    conversation = _transcript_options(store, args, importing=False).get("conversation")
+    report = store.export(args.path, args.format, table=args.table, conversation=conversation, mode=args.mode,
+                          excel=args.excel)
     if args.json:
         print(json.dumps(record_dict(report)))
     else:
@@ -456,28 +475,24 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_import(store: Store, args: argparse.Namespace) -> None:
     """Imports a file or folder in one transaction, with a progress bar on stderr."""
-    unit = "file" if os.path.isdir(args.path) else "B"
+    parquet = args.format == "parquet" or (args.format is None and args.path.lower().endswith(".parquet"))
+    unit = "file" if os.path.isdir(args.path) else "row" if parquet else "B"
     with Progress("import", quiet=args.quiet, unit=unit) as progress:
         columns = dict(c.split("=", 1) for c in args.column if "=" in c) or None
         if len(columns or ()) != len(args.column):
             raise SystemExit("noteskit import: --column takes HEADER=NAME, e.g. --column Title=title")
         delimiter = "\t" if args.delimiter in ("\\t", "tab") else args.delimiter
-        try:
-            report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
-                                   progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
-                                   columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
-                                   date_order=args.date_order, **_transcript_options(store, args, importing=True))
-        except ValidationError as e:
-            if e.code == "folder_needs_format":
-                raise _folder_format(args.path) from None
-            raise
+        report = store.import_(args.path, args.format, on_conflict=args.on_conflict, on_error=args.on_error,
+                               progress=progress, me=args.me, tz=args.tz, encoding=args.encoding, delimiter=delimiter,
+                               columns=columns, unknown_columns="ignore" if args.ignore_unknown_columns else "refuse",
+                               date_order=args.date_order, table=args.table, **_transcript_options(store, args, importing=True))
     for error in report.errors:
-        print(f"skipped: {visible(str(error))}", file=sys.stderr)
+        print(f"skipped: {said(error)}", file=sys.stderr)
     for link in report.skipped_links:
         print(f"skipped: {link} is a link leading outside {args.path} (not read)", file=sys.stderr)
     if args.json:
         print(json.dumps({**{k: v for k, v in record_dict(report).items() if k not in ("errors", "skips")},
-                          "errors": [str(e) for e in report.errors],
+                          "errors": [e._worded(command_line_option) for e in report.errors],
                           "skips": [record_dict(k) for k in report.skips]}, ensure_ascii=False))
     else:
         print(f"imported {args.path}: {report.created} created, {report.updated} updated, {report.skipped} skipped"
@@ -622,6 +637,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--field", choices=("any", "title", "content"), default="any", help="where to look (default: any)")
     search.add_argument("-s", "--case-sensitive", action="store_true", help="match case exactly (default: ignore case)")
     search.add_argument("-m", "--messages", action="store_true", help="search chat messages instead of articles")
+    search.add_argument("-e", "--everything", action="store_true",
+                        help="search articles and messages together, newest first, one snippet a hit")
     search.add_argument("--conversation", metavar="CONVERSATION", help="search the messages of one conversation")
     search.add_argument("-n", "--limit", type=int, default=20, help="hits per page, 1 to 1000 (default: 20)")
     search.add_argument("--after", metavar="CURSOR", help="the cursor printed after the previous page")
@@ -652,12 +669,14 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--all", action="store_true", help="the whole conversation")
     chat_command("list", cmd_chat_list, "conversations, most recent activity first")
 
-    formats = ("json", "jsonl", "csv", "markdown", "transcript")
+    formats = ("json", "jsonl", "csv", "markdown", "transcript", "parquet")
     export = command("export", cmd_export, "write the store to a file or folder (a lossless .json backup by default)")
-    export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt) or a new folder (with --format)")
+    export.add_argument("path", help="the file (.json, .jsonl, .csv, .txt, .parquet) or a new folder (with --format)")
     export.add_argument("-f", "--format", choices=formats, help="default: from the file's extension")
     export.add_argument("--conversation", metavar="CONVERSATION", help="the conversation of a transcript (id or title)")
-    export.add_argument("--table", choices=("articles", "conversations", "messages"), help="which table a single .csv file holds")
+    export.add_argument("--table", choices=("articles", "conversations", "messages"),
+                        help="which table a single .csv or .parquet file holds (default: articles)")
+    export.add_argument("--excel", action="store_true", help="CSV for Excel: a UTF-8 byte order mark first (CRLF line ends)")
     export.add_argument("--mode", type=_octal_mode, metavar="OCTAL",
                         help="permissions of what is written, e.g. 640 or 644 (default: 600, the owner only; "
                              "a folder also gets x where r is given)")
@@ -680,6 +699,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="CSV: read the column HEADER as NotesKit's NAME (title, content, created_at, ...); repeatable")
     import_.add_argument("--ignore-unknown-columns", action="store_true", help="CSV: drop columns NotesKit does not know")
     import_.add_argument("--date-order", choices=("dmy", "mdy"), help="WhatsApp: day or month first, when no day is above 12")
+    import_.add_argument("--table", choices=("articles", "conversations", "messages"),
+                         help="Parquet: the table the file holds, when neither its metadata nor its columns tell")
     import_.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     def article_selection(sub: argparse.ArgumentParser) -> None:
@@ -769,7 +790,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
         return 2
     except (NotesError, CommandError) as e:
-        print(f"noteskit: error: {visible(str(e))}", file=sys.stderr)
+        print(f"noteskit: error: {said(e)}", file=sys.stderr)
         return 1
     except OSError as e:
         if isinstance(e, BrokenPipeError):  # `noteskit list | head`: the reader left; not an error

@@ -1,16 +1,25 @@
 """The exception tree: one class per error kind of the library, all under :class:`NotesError`.
 
 >>> import noteskit as nk
->>> with nk.Store.memory() as store:
-...     try:
-...         store.articles.create(title="  ", content="x")
-...     except nk.ValidationError as e:
-...         print(e.field)
-title
+>>> [cls.__name__ for cls in nk.ReadOnlyError.__mro__[:3]]
+['ReadOnlyError', 'StorageError', 'NotesError']
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+import re
+from typing import Any, Callable, Dict, List, Optional, Type
+
+#: How a caller spells an option the library names: (name as the Swift API spells it, suggested
+#: value or None) -> words.
+OptionWords = Callable[[str, Any], str]
+
+
+def python_option(name: str, value: Any) -> str:
+    """An option as a Python call spells it: ``read_only=True``, ``format="markdown"``, ``format=``."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    if value is None:
+        return f"{snake}="
+    return f"{snake}={value!r}" if isinstance(value, bool) else f'{snake}="{value}"'
 
 
 class NotesError(Exception):
@@ -45,7 +54,11 @@ class NotesError(Exception):
 
     def __init__(self, message: str, *, field: Optional[str] = None, line: Optional[int] = None,
                  sqlite_code: Optional[int] = None, file: Optional[str] = None, code: Optional[str] = None,
-                 messages: Optional[Dict[str, str]] = None) -> None:
+                 messages: Optional[Dict[str, str]] = None, options: Optional[List[Dict[str, Any]]] = None) -> None:
+        # The library's message names the options of the call in its own words; say them in Python's.
+        self._core_message = message
+        self._options: List[Dict[str, Any]] = list(options or [])
+        message = self._worded(python_option)
         super().__init__(message)
         self.message = message
         self.field = field
@@ -54,6 +67,13 @@ class NotesError(Exception):
         self.file = file
         self.code: str = code or self.kind
         self._messages: Dict[str, str] = dict(messages or {})
+
+    def _worded(self, words: OptionWords) -> str:
+        """The library's message with each option it names in ``words`` (the command line's, say)."""
+        message = self._core_message
+        for option in self._options:
+            message = message.replace(option["text"], words(option["name"], option.get("value")))
+        return message
 
     def message_in(self, language: str) -> str:
         """The message in ``language`` (a BCP 47 tag: ``"zh-Hans"``, ``"zh-CN"``, ``"zh"``) where the
@@ -192,8 +212,8 @@ class ReadOnlyError(StorageError):
 class StorageFullError(StorageError):
     """The disk, or the store's page limit, is full; nothing of the failed write is kept.
 
-    >>> import noteskit as nk
-    >>> issubclass(nk.StorageFullError, nk.StorageError)
+    >>> from noteskit import StorageError, StorageFullError
+    >>> StorageFullError.__bases__ == (StorageError,)
     True
     """
 
@@ -203,9 +223,8 @@ class StorageFullError(StorageError):
 class BusyError(StorageError):
     """Another connection held a lock past the busy timeout (10 s); the call may be retried.
 
-    >>> import noteskit as nk
-    >>> issubclass(nk.BusyError, nk.StorageError)
-    True
+    >>> import noteskit as nk; nk.BusyError.kind
+    'busy'
     """
 
     kind = "busy"
@@ -296,9 +315,9 @@ class UnreachableError(StorageError):
 class InternalError(NotesError):
     """A bug in NotesKit. Please report it with the message.
 
-    >>> import noteskit as nk
-    >>> issubclass(nk.InternalError, nk.NotesError)
-    True
+    >>> import noteskit
+    >>> noteskit.InternalError("unexpected state").code
+    'internal'
     """
 
     kind = "internal"
@@ -328,4 +347,4 @@ def error_from(info: Dict[str, Any]) -> NotesError:
     cls = _BY_KIND.get(info.get("kind", ""), NotesError)
     return cls(info.get("message", "unknown error"), field=info.get("field"), line=info.get("line"),
                sqlite_code=info.get("sqlite_code"), file=info.get("file"), code=info.get("error_code"),
-               messages=info.get("messages"))
+               messages=info.get("messages"), options=info.get("options"))

@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
-from .errors import FormatError, InvalidArgumentError, error_from
+from ._convert import ms_from_time
+from .errors import FormatError, InvalidArgumentError, ValidationError, error_from
 from .privacy import file_mode
 
 if TYPE_CHECKING:
+    from .models import Conversation
     from .store import Store
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: The formats ``format=`` takes.
-FORMATS = ("json", "jsonl", "csv", "markdown", "transcript", "telegram", "whatsapp")
+FORMATS = ("json", "jsonl", "csv", "markdown", "transcript", "telegram", "whatsapp", "parquet")
 #: What ``on_conflict=`` takes: what a record whose uid the store already has does.
 CONFLICT_POLICIES = ("skip", "replace", "newer")
 #: What ``on_error=`` takes: whether a malformed record stops the import or is listed and left out.
@@ -136,13 +139,45 @@ def _options(options: Dict[str, Any]) -> Optional[bytes]:
         raise InvalidArgumentError(f"options cannot be sent: {e}") from None
 
 
-def export(store: "Store", path: PathLike, format: Optional[str] = None, **options: Any) -> ExportReport:
+def _is_parquet(path: PathLike, format: Optional[str]) -> bool:
+    """Parquet is written and read by pyarrow here, not by the library."""
+    if format is not None:
+        return format == "parquet"
+    try:
+        text: Any = os.fspath(path)
+    except TypeError:
+        return False
+    return isinstance(text, str) and text.lower().endswith(".parquet")
+
+
+def export(store: "Store", path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
+           conversation: Union[int, "Conversation", None] = None, mode: Optional[int] = None,
+           since: Optional[datetime] = None, until: Optional[datetime] = None, excel: bool = False) -> ExportReport:
     """See :meth:`noteskit.Store.export`."""
-    if options.get("mode") is not None:
-        options["mode"] = file_mode(options["mode"])
+    if not isinstance(excel, bool):
+        raise InvalidArgumentError(f"excel must be a bool, got {type(excel).__name__}", field="excel")
+    if _is_parquet(path, format):
+        for name, given in (("conversation", conversation is not None), ("excel", excel)):
+            if given:
+                raise ValidationError(f"{name} does not apply to Parquet", field=name)
+        from . import _parquet
+
+        return _parquet.export(store, _path(path).decode(), table, mode, since, until)
+    options = dict(table=table, conversation=conversation, mode=None if mode is None else file_mode(mode),
+                   excel=excel or None,  # a range: articles created, messages sent in [since, until)
+                   since=None if since is None else ms_from_time(since, "since"),
+                   until=None if until is None else ms_from_time(until, "until"))
     data = _ffi.call_json(_ffi.nk_store_export, store.handle, _path(path), _ffi.optional_text(format, "format"),
                           _options(options))
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
+
+
+def report_from_json(data: Dict[str, Any]) -> ImportReport:
+    """An import's report as the library hands it out."""
+    errors = tuple(error_from(e) for e in data["errors"])
+    skips = tuple(SkippedRecord(k["file"], k["line"], k["reason"]) for k in data["skips"])
+    return ImportReport(data["created"], data["updated"], data["skipped"], errors, skips,  # type: ignore[arg-type]
+                        tuple(data["skipped_links"]))
 
 
 def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
@@ -150,10 +185,21 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_
             conversation: Any = None, title: Optional[str] = None, me: Optional[str] = None,
             tz: Optional[str] = None, encoding: Optional[str] = None, delimiter: Optional[str] = None,
             columns: Optional[Mapping[str, str]] = None, unknown_columns: str = "refuse",
-            date_order: Optional[str] = None) -> ImportReport:
+            date_order: Optional[str] = None, table: Optional[str] = None) -> ImportReport:
     """See :meth:`noteskit.Store.import_`."""
     if progress is not None and not callable(progress):
         raise InvalidArgumentError("progress must be callable", field="progress")
+    if _is_parquet(path, format):
+        for name, value in (("conversation", conversation), ("title", title), ("me", me), ("tz", tz), ("encoding", encoding),
+                            ("delimiter", delimiter), ("columns", columns), ("date_order", date_order),
+                            ("unknown_columns", None if unknown_columns == "refuse" else unknown_columns)):
+            if value is not None:
+                raise ValidationError(f"{name} does not apply to Parquet", field=name)
+        from . import _parquet
+
+        return _parquet.import_(store, _path(path).decode(), table, on_conflict, on_error, progress)
+    if table is not None:
+        raise ValidationError("table applies to Parquet files (a CSV file's table is told by its columns)", field="table")
     if columns is not None and not isinstance(columns, Mapping):
         raise InvalidArgumentError(f"columns must be a mapping of header names to NotesKit column names, got {type(columns).__name__}",
                                    field="columns")
@@ -179,8 +225,4 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_
         if raised:
             raise raised[0] from error
         raise error
-    data = _ffi.take_json(out.value)
-    errors = tuple(error_from(e) for e in data["errors"])
-    skips = tuple(SkippedRecord(k["file"], k["line"], k["reason"]) for k in data["skips"])
-    return ImportReport(data["created"], data["updated"], data["skipped"], errors, skips,  # type: ignore[arg-type]
-                        tuple(data["skipped_links"]))
+    return report_from_json(_ffi.take_json(out.value))

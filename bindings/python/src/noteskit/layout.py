@@ -27,7 +27,20 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-DEFAULT_FONT = "WenQuanYi Micro Hei"
+
+def _core_numbers(kind: str) -> Dict[str, Any]:
+    """A style's defaults as the library's table gives them (``nk_style_resolve`` with no fields)."""
+    defaults: Dict[str, Any] = _ffi.call_json(_ffi.nk_style_resolve, kind.encode(), None)
+    del defaults["fingerprint"]
+    return defaults
+
+
+_ARTICLE_ROW = _core_numbers("article_row")
+_BUBBLE = _core_numbers("bubble")
+_INTERACTION: Dict[str, Dict[str, float]] = _ffi.call_json(_ffi.nk_interaction_constants)
+
+#: The font the library measures with unless told otherwise (WenQuanYi Micro Hei, the CJK font).
+DEFAULT_FONT: str = _BUBBLE["font"]
 
 
 # ---- Measuring ----------------------------------------------------------------------------------
@@ -163,23 +176,23 @@ class ArticleRowStyle(_Style):
 
     _kind = "article_row"
 
-    title_font: str = DEFAULT_FONT
-    title_size: float = 14
-    title_height: Optional[float] = 21
-    top_padding: float = 8
-    title_left: float = 14
-    title_right: float = 4
-    title_spacing: float = 0
-    content_font: str = DEFAULT_FONT
-    content_size: float = 13
-    content_left: float = 8
-    content_right: float = 8
-    content_inset_top: float = 8
-    content_inset_bottom: float = 8
-    content_padding: float = 5
-    bottom_padding: float = 5
-    separator: float = 0.5
-    extra_height: float = 1
+    title_font: str = _ARTICLE_ROW["title_font"]
+    title_size: float = _ARTICLE_ROW["title_size"]
+    title_height: Optional[float] = _ARTICLE_ROW["title_height"]
+    top_padding: float = _ARTICLE_ROW["top_padding"]
+    title_left: float = _ARTICLE_ROW["title_left"]
+    title_right: float = _ARTICLE_ROW["title_right"]
+    title_spacing: float = _ARTICLE_ROW["title_spacing"]
+    content_font: str = _ARTICLE_ROW["content_font"]
+    content_size: float = _ARTICLE_ROW["content_size"]
+    content_left: float = _ARTICLE_ROW["content_left"]
+    content_right: float = _ARTICLE_ROW["content_right"]
+    content_inset_top: float = _ARTICLE_ROW["content_inset_top"]
+    content_inset_bottom: float = _ARTICLE_ROW["content_inset_bottom"]
+    content_padding: float = _ARTICLE_ROW["content_padding"]
+    bottom_padding: float = _ARTICLE_ROW["bottom_padding"]
+    separator: float = _ARTICLE_ROW["separator"]
+    extra_height: float = _ARTICLE_ROW["extra_height"]
     fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
     @classmethod
@@ -223,17 +236,17 @@ class BubbleStyle(_Style):
 
     _kind = "bubble"
 
-    font: str = DEFAULT_FONT
-    size: float = 16
-    max_text_width: float = 240
-    max_text_height: Optional[float] = None
-    inset_top: float = 10
-    inset_bottom: float = 10
-    inset_side: float = 12
-    tail_margin: float = 6
-    side_margin: float = 10
-    row_margin_top: float = 5
-    row_margin_bottom: float = 5
+    font: str = _BUBBLE["font"]
+    size: float = _BUBBLE["size"]
+    max_text_width: float = _BUBBLE["max_text_width"]
+    max_text_height: Optional[float] = _BUBBLE["max_text_height"]
+    inset_top: float = _BUBBLE["inset_top"]
+    inset_bottom: float = _BUBBLE["inset_bottom"]
+    inset_side: float = _BUBBLE["inset_side"]
+    tail_margin: float = _BUBBLE["tail_margin"]
+    side_margin: float = _BUBBLE["side_margin"]
+    row_margin_top: float = _BUBBLE["row_margin_top"]
+    row_margin_bottom: float = _BUBBLE["row_margin_bottom"]
     fingerprint: str = field(init=False, repr=False, compare=False, default="")
 
 
@@ -494,7 +507,26 @@ class Rows(_Handle):
 # ---- Interaction models -------------------------------------------------------------------------
 
 
-class KeyboardModel:
+class _Model:
+    """An interaction model: its state as the library returns it, each event applied by the library."""
+
+    _export: Any = None
+
+    def __init__(self) -> None:
+        self._state: Dict[str, Any] = _ffi.call_json(self._export, None, b'{"event": "hide"}')
+
+    def _apply(self, event: str, **numbers: float) -> None:
+        """Applies ``event`` with its numbers (checked finite here: JSON has no NaN or infinity)."""
+        payload = {"event": event, **{name: _finite(value, name) for name, value in numbers.items()}}
+        self._state = _ffi.call_json(self._export, json.dumps(self._state).encode(), json.dumps(payload).encode())
+
+
+def _reading(name: str, convert: Any, doc: str) -> Any:
+    """A read-only property: ``name`` of the model's state, as ``convert`` makes it."""
+    return property(lambda self: convert(self._state[name]), doc=doc)
+
+
+class KeyboardModel(_Model):
     """The keyboard as the apps' editor and chat handled it.
 
     ``show(height)`` (repeated: only the height changes) and ``hide()``; while shown the chat moves
@@ -507,33 +539,31 @@ class KeyboardModel:
     (341.0, -336.0)
     """
 
-    def __init__(self) -> None:
-        self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_keyboard_apply, None, b'{"event": "hide"}')
-
-    def _apply(self, event: Dict[str, Any]) -> None:
-        self._state = _ffi.call_json(_ffi.nk_keyboard_apply, json.dumps(self._state).encode(), json.dumps(event).encode())
+    editor_gap_above_keyboard: float = float(_INTERACTION["keyboard"]["editor_gap_above_keyboard"])
+    editor_resting_inset: float = float(_INTERACTION["keyboard"]["editor_resting_inset"])
+    _export = _ffi.nk_keyboard_apply
 
     def show(self, keyboard_height: float) -> None:
         """The keyboard appeared (or changed its frame) with this height."""
-        self._apply({"event": "show", "keyboard_height": _finite(keyboard_height, "keyboard_height")})
+        self._apply("show", keyboard_height=keyboard_height)
 
     def hide(self) -> None:
         """The keyboard went away: offsets back to 0, the editor's inset back to 46, no mask."""
-        self._apply({"event": "hide"})
+        self._apply("hide")
 
-    shown = property(lambda self: bool(self._state["shown"]), doc="Whether the keyboard is up.")
-    keyboard_height = property(lambda self: float(self._state["keyboard_height"]),
-                               doc="The keyboard's height while shown, 0 when hidden.")
-    editor_bottom_inset = property(lambda self: float(self._state["editor_bottom_inset"]),
-                                   doc="The article editor's bottom inset: keyboard + 5 while shown, else 46.")
-    chat_offset = property(lambda self: float(self._state["chat_offset"]),
-                           doc="How far the chat view moves: -keyboard while shown, else 0.")
+    shown = _reading("shown", bool, "Whether the keyboard is up.")
+    keyboard_height = _reading("keyboard_height", float,
+                               "The keyboard's height while shown, 0 when hidden.")
+    editor_bottom_inset = _reading("editor_bottom_inset", float,
+                                   "The article editor's bottom inset: keyboard + 5 while shown, else 46.")
+    chat_offset = _reading("chat_offset", float,
+                           "How far the chat view moves: -keyboard while shown, else 0.")
 
     def __repr__(self) -> str:
         return f"<noteskit.KeyboardModel {'shown ' + format(self.keyboard_height, 'g') if self.shown else 'hidden'}>"
 
 
-class SearchPanel:
+class SearchPanel(_Model):
     """The notes app's search panel, as its list controller moved it.
 
     ``top_offset`` is the panel's top edge relative to the screen's bottom edge, in screen
@@ -560,52 +590,47 @@ class SearchPanel:
     ('hidden', -50.0, 0)
     """
 
-    height = 105.0
-    strip = 50.0
-    snap_threshold = 91.0
-
-    def __init__(self) -> None:
-        self._state: Dict[str, Any] = _ffi.call_json(_ffi.nk_search_panel_apply, None, b'{"event": "hide"}')
-
-    def _apply(self, event: Dict[str, Any]) -> None:
-        self._state = _ffi.call_json(_ffi.nk_search_panel_apply, json.dumps(self._state).encode(), json.dumps(event).encode())
+    height: float = float(_INTERACTION["search_panel"]["height"])
+    strip: float = float(_INTERACTION["search_panel"]["strip"])
+    snap_threshold: float = float(_INTERACTION["search_panel"]["snap_threshold"])
+    _export = _ffi.nk_search_panel_apply
 
     def drag(self, translation: float) -> None:
         """The pan gesture changed: ``translation`` is its total since the drag began (negative: up)."""
-        self._apply({"event": "drag", "translation": _finite(translation, "translation")})
+        self._apply("drag", translation=translation)
 
     def end_drag(self) -> str:
         """The finger lifted: snaps to ``"shown"`` (at least 91 revealed) or ``"hidden"``; returns the state."""
-        self._apply({"event": "end_drag"})
+        self._apply("end_drag")
         return str(self._state["state"])
 
     def show(self) -> None:
         """Opens the panel (ignored while dragging)."""
-        self._apply({"event": "show"})
+        self._apply("show")
 
     def hide(self) -> None:
         """Closes the panel (ignored while dragging)."""
-        self._apply({"event": "hide"})
+        self._apply("hide")
 
     def keyboard_will_show(self, keyboard_height: float) -> None:
         """The keyboard will show (or change its frame) with this height; a shown panel moves above it."""
-        self._apply({"event": "keyboard_will_show", "keyboard_height": _finite(keyboard_height, "keyboard_height")})
+        self._apply("keyboard_will_show", keyboard_height=keyboard_height)
 
     def keyboard_will_hide(self) -> None:
         """The keyboard will hide; a shown panel drops its mask and goes back to hidden."""
-        self._apply({"event": "keyboard_will_hide"})
+        self._apply("keyboard_will_hide")
 
-    state = property(lambda self: str(self._state["state"]),
-                     doc='``"shown"`` or ``"hidden"``: where it rests (during a drag: where it rested).')
-    top_offset = property(lambda self: float(self._state["top_offset"]),
-                          doc="The panel's top relative to the screen's bottom: -50 hidden, -155 shown.")
-    revealed = property(lambda self: float(self._state["revealed"]),
-                        doc="How much of the panel shows above the 50-point strip: 0 hidden, 105 shown.")
-    dragging = property(lambda self: bool(self._state["dragging"]), doc="Whether a drag is in progress.")
-    keyboard_shown = property(lambda self: bool(self._state["keyboard_shown"]),
-                              doc="Whether the search field's keyboard is up (a drag dismisses it).")
-    mask_count = property(lambda self: int(self._state["mask_count"]),
-                          doc="Tap masks under the panel: 1 while shown over the keyboard, else 0 — never 3.")
+    state = _reading("state", str,
+                     '``"shown"`` or ``"hidden"``: where it rests (during a drag: where it rested).')
+    top_offset = _reading("top_offset", float,
+                          "The panel's top relative to the screen's bottom: -50 hidden, -155 shown.")
+    revealed = _reading("revealed", float,
+                        "How much of the panel shows above the 50-point strip: 0 hidden, 105 shown.")
+    dragging = _reading("dragging", bool, "Whether a drag is in progress.")
+    keyboard_shown = _reading("keyboard_shown", bool,
+                              "Whether the search field's keyboard is up (a drag dismisses it).")
+    mask_count = _reading("mask_count", int,
+                          "Tap masks under the panel: 1 while shown over the keyboard, else 0 — never 3.")
 
     def __repr__(self) -> str:
         return f"<noteskit.SearchPanel {self.state}, top {self.top_offset:g}>"

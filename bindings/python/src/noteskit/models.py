@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
+    from .search import Snippet
     from .store import Store
 
 T = TypeVar("T")
@@ -45,6 +46,11 @@ class Article:
 
         return html_record(self)
 
+    def __repr__(self) -> str:  # long text cut: a page of long notes stays readable
+        from ._display import record_repr
+
+        return record_repr(self)
+
 @dataclass(frozen=True)
 class Message:
     """One chat message: ``from_me`` is True for a message the user sent, False for one received.
@@ -75,6 +81,17 @@ class Message:
         for name, value in (("id", id), ("uid", uid), ("conversation_id", conversation_id), ("content", content),
                             ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
             object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:  # long text cut
+        from ._display import record_repr
+
+        return record_repr(self)
+
+    def _repr_html_(self) -> str:
+        """In a notebook, the message as a chat bubble (mine on the right)."""
+        from ._display import html_record
+
+        return html_record(self)
 
 @dataclass(frozen=True)
 class Conversation:
@@ -118,10 +135,11 @@ class Conversation:
         """Adds a message the user received (``from_me=False``), now or at ``sent_at``. See :meth:`Messages.receive`."""
         return self._bound.messages.receive(self.id, text, sent_at=sent_at)
 
-    def history(self, limit: int = 50, before: Optional[str] = None) -> "Page[Message]":
-        """A page of this conversation's history, newest page first, oldest first within the page.
-        See :meth:`Messages.history`."""
-        return self._bound.messages.history(self.id, limit=limit, before=before)
+    def history(self, limit: int = 50, before: Optional[str] = None, *, since: Optional[datetime] = None,
+                until: Optional[datetime] = None) -> "Page[Message]":
+        """A page of this conversation's history, newest page first, oldest first within the page;
+        only messages sent in ``[since, until)`` when given. See :meth:`Messages.history`."""
+        return self._bound.messages.history(self.id, limit=limit, before=before, since=since, until=until)
 
     def rename(self, title: str) -> "Conversation":
         """Gives the conversation a new title and returns it renamed (this object is frozen)."""
@@ -130,6 +148,17 @@ class Conversation:
     def delete(self) -> None:
         """Deletes the conversation and all its messages, in one transaction."""
         self._bound.conversations.delete(self.id)
+
+    def __repr__(self) -> str:  # a long title cut
+        from ._display import record_repr
+
+        return record_repr(self)
+
+    def _repr_html_(self) -> str:
+        """In a notebook, the title and times above the picture of :meth:`_repr_png_`."""
+        from ._display import html_conversation
+
+        return html_conversation(self, self._repr_png_() if "_store" in self.__dict__ else None)
 
     def _repr_png_(self) -> Optional[bytes]:
         """In a notebook, the conversation as the chat app drew it at 375 pixels (nothing while it has no messages)."""
@@ -193,6 +222,11 @@ class Page(Generic[T]):
     def __getitem__(self, index: int) -> T:
         return self.items[index]
 
+    def __repr__(self) -> str:  # one item a line, long texts cut
+        from ._display import page_repr
+
+        return page_repr(self)
+
     def _repr_html_(self) -> str:
         """A table in a notebook: articles as rows, messages as a chat, search hits with matches highlighted."""
         from ._display import html_page
@@ -221,6 +255,36 @@ class SearchHit:
     article: Article
     spans: Spans
 
+    def __repr__(self) -> str:
+        from ._display import spans_repr
+
+        return f"SearchHit(article={self.article!r}, spans={spans_repr(self.spans)})"
+
+    #: What was found, in a page of :meth:`Store.search`: ``"article"`` (a :class:`MessageHit` says ``"message"``).
+    kind: ClassVar[str] = "article"
+
+    @property
+    def record(self) -> Article:
+        """The article found (as :attr:`MessageHit.record` is the message): one name for both kinds of hit."""
+        return self.article
+
+    def snippet(self, width: int = 60, field: Optional[str] = None) -> "Snippet":
+        """A one-line :class:`Snippet` of ``width`` characters around the first match, for a result list.
+
+        ``field`` is ``"title"`` or ``"content"``; by default the content when it matched, else the
+        title when it matched, else the content's beginning. See :class:`Snippet` for how it is cut
+        (grapheme clusters are never split) and for ``width=0`` (empty) and widths smaller than the match.
+        """
+        from .search import snippet
+
+        if field is None:
+            field = "title" if self.spans.get("title") and not self.spans.get("content") else "content"
+        if field not in ("title", "content"):
+            from .errors import ValidationError
+
+            raise ValidationError(f'field must be "title" or "content", got {field!r}', field="field")
+        return snippet(getattr(self.article, field), self.spans.get(field, ()), width)
+
 @dataclass(frozen=True)
 class MessageHit:
     """One message found by :meth:`Messages.search`: the message and where the query matched.
@@ -238,3 +302,30 @@ class MessageHit:
 
     message: Message
     spans: Spans
+
+    def __repr__(self) -> str:
+        from ._display import spans_repr
+
+        return f"MessageHit(message={self.message!r}, spans={spans_repr(self.spans)})"
+
+    #: What was found, in a page of :meth:`Store.search`: ``"message"`` (a :class:`SearchHit` says ``"article"``).
+    kind: ClassVar[str] = "message"
+
+    @property
+    def record(self) -> Message:
+        """The message found (as :attr:`SearchHit.record` is the article)."""
+        return self.message
+
+    def snippet(self, width: int = 60) -> "Snippet":
+        """A one-line :class:`Snippet` of the message's text, ``width`` characters around the first
+        match (see :meth:`SearchHit.snippet`).
+
+        >>> import noteskit as nk
+        >>> with nk.Store.memory() as store:
+        ...     _ = store.conversations.create("Alice").send("Family 👩‍👩‍👧 dinner at 8, bring the 🇯🇵 flag")
+        ...     store.messages.search("dinner")[0].snippet(width=12).text   # the family emoji is one character
+        '… 👩‍👩‍👧 dinner at…'
+        """
+        from .search import snippet
+
+        return snippet(self.message.content, self.spans.get("content", ()), width)

@@ -5,7 +5,7 @@ import json
 import os
 from ctypes import byref, c_void_p
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _ffi
 from ._arrow import call_batch
@@ -18,7 +18,9 @@ from .models import Change
 from .privacy import file_mode, make_private_folder, warn_if_exposed
 
 if TYPE_CHECKING:
-    from datetime import timedelta
+    from datetime import datetime, timedelta
+
+    from .models import Conversation, MessageHit, Page, SearchHit
 
     from .exchange import ExportReport, ImportReport
     from .feed import CompactReport
@@ -182,30 +184,39 @@ class Store(_Handle):
 
     # ---- Import and export ------------------------------------------------------------------
 
-    def export(self, path: PathLike, format: Optional[str] = None, **options: Any) -> "ExportReport":
+    def export(self, path: PathLike, format: Optional[str] = None, *, table: Optional[str] = None,
+               conversation: Union[int, "Conversation", None] = None, mode: Optional[int] = None,
+               since: Optional[datetime] = None, until: Optional[datetime] = None, excel: bool = False) -> "ExportReport":
         """Writes the store to ``path`` and returns an :class:`ExportReport`.
 
         ``format`` is ``"json"`` (a lossless NotesKit backup), ``"jsonl"``, ``"csv"``,
-        ``"markdown"`` or ``"transcript"``; ``None`` takes it from the extension (``.json``,
-        ``.jsonl``, ``.csv``, ``.txt``). A folder needs it: ``"markdown"`` (one ``.md`` file per
-        article) or ``"csv"`` (``articles.csv`` and ``messages.csv``); the folder must be new or
-        empty. Options: ``table="messages"`` for a single ``.csv`` file of messages,
-        ``conversation=`` (an id) for a transcript, ``mode=`` (e.g. ``0o644``) for files others may
-        read: by default what is written is readable by its owner only (files 0o600, folders
-        0o700). A file is written beside ``path`` and renamed over it when complete: a failed
-        export leaves nothing behind, a killed one nothing the next export into that folder keeps.
-        A symbolic link at ``path`` is replaced, not followed. Runs in bounded memory.
+        ``"markdown"``, ``"transcript"`` or ``"parquet"``; ``None`` takes it from the extension
+        (``.json``, ``.jsonl``, ``.csv``, ``.txt``, ``.parquet``). A folder needs it: ``"markdown"``
+        (one ``.md`` file per article) or ``"csv"`` (``articles.csv``, ``conversations.csv`` and
+        ``messages.csv``); the folder must be new or empty. ``table`` picks what a single ``.csv``
+        or ``.parquet`` file holds: ``"articles"`` (the default), ``"conversations"`` or
+        ``"messages"``. ``conversation`` (an id or a :class:`Conversation`) is the one a transcript
+        writes. ``since=`` / ``until=`` (datetimes, naive = UTC) export only the articles created
+        and the messages sent in ``[since, until)``, the conversations holding such messages, and
+        no drafts. ``excel=True`` writes CSV that Excel opens as UTF-8 (a byte order mark first;
+        CSV has CRLF line ends anyway). ``mode`` (e.g. ``0o644``) makes files others may read: by
+        default what is written is readable by its owner only (files 0o600, folders 0o700). A file
+        is written beside ``path`` and renamed over it when complete: a failed export leaves
+        nothing behind, a killed one nothing the next export into that folder keeps. A symbolic
+        link at ``path`` is replaced, not followed. Runs in bounded memory. Parquet needs
+        ``pip install 'noteskit[arrow]'``.
         """
         from .exchange import export
 
-        return export(self, path, format, **options)
+        return export(self, path, format, table=table, conversation=conversation, mode=mode, since=since, until=until,
+                      excel=excel)
 
     def import_(self, path: PathLike, format: Optional[str] = None, *, on_conflict: str = "skip",
                 on_error: str = "raise", progress: Optional[Callable[[int, int], Any]] = None,
                 conversation: Any = None, title: Optional[str] = None, me: Optional[str] = None,
                 tz: Optional[str] = None, encoding: Optional[str] = None, delimiter: Optional[str] = None,
                 columns: Optional[Mapping[str, str]] = None, unknown_columns: str = "refuse",
-                date_order: Optional[str] = None) -> "ImportReport":
+                date_order: Optional[str] = None, table: Optional[str] = None) -> "ImportReport":
         """Imports ``path`` in one transaction and returns an :class:`ImportReport`.
 
         ``format`` is one of :data:`noteskit.exchange.FORMATS`, or taken from the extension (a
@@ -225,12 +236,49 @@ class Store(_Handle):
         times without a zone; for CSV ``encoding=`` (``"gb18030"``, ``"cp1252"``, ``"utf-16"``),
         ``delimiter=`` (sniffed by default), ``columns={"Title": "title"}`` and
         ``unknown_columns="ignore"``; ``date_order="dmy"|"mdy"`` for WhatsApp when no day is above 12.
+
+        A ``.parquet`` file (``pip install 'noteskit[arrow]'``) holds one table, as ``export`` wrote
+        it or made by another tool: articles (``title``, ``content``; optional ``uid``,
+        ``created_at``, ``updated_at``, ``revision``), conversations (``title``; optional ``uid``,
+        ``created_at``, ``last_activity_at``) or messages (``content``, ``from_me``; optional
+        ``uid``, ``sent_at``, ``sender``, and the conversation as ``conversation_uid`` and/or
+        ``conversation_title``); ``id`` and ``conversation_id`` columns are the other store's and
+        are not read. ``table=`` says which when the file does not. A row's ``line`` is its number.
         """
         from .exchange import import_
 
         return import_(self, path, format, on_conflict=on_conflict, on_error=on_error, progress=progress,
                        conversation=conversation, title=title, me=me, tz=tz, encoding=encoding, delimiter=delimiter,
-                       columns=columns, unknown_columns=unknown_columns, date_order=date_order)
+                       columns=columns, unknown_columns=unknown_columns, date_order=date_order, table=table)
+
+    # ---- Search over every kind -------------------------------------------------------------
+
+    def search(self, query: str, kinds: Union[str, Sequence[str]] = ("articles", "messages"),
+               since: Optional[datetime] = None, until: Optional[datetime] = None, limit: int = 20,
+               after: Optional[str] = None) -> "Page[Union[SearchHit, MessageHit]]":
+        """One search over articles (title or content) and messages: a :class:`Page` of hits, newest first across kinds.
+
+        Each hit says what it found: a :class:`SearchHit` (``hit.kind == "article"``) or a
+        :class:`MessageHit` (``"message"``); ``hit.record`` is the article or message either way,
+        ``hit.spans`` where the query matched, and ``hit.snippet(width=60)`` a one-line excerpt.
+        Ordered by time (an article's ``created_at``, a message's ``sent_at``), then articles
+        before messages, then newest id. Matching is as :meth:`Articles.search` (literal, NFC,
+        case-insensitive; an empty query lists everything). ``kinds`` is ``("articles",
+        "messages")``, or one of them; ``since`` (inclusive) and ``until`` (exclusive) bound the
+        time. Keyset-paged: pass ``next_cursor`` as ``after`` to the same search (query, kinds,
+        since, until).
+
+        >>> import noteskit as nk
+        >>> from datetime import datetime, timezone
+        >>> with nk.Store.memory() as store:
+        ...     _ = store.articles.create(title="Weekend", content="Hiking if the weather holds")
+        ...     _ = store.conversations.create("Alice").receive("weather looks good!", sent_at=datetime(2030, 1, 1, tzinfo=timezone.utc))
+        ...     [(hit.kind, hit.snippet(width=20).text) for hit in store.search("weather")]
+        [('message', 'weather looks good!'), ('article', '…if the weather holds')]
+        """
+        from .search import search
+
+        return search(self, query, kinds, since, until, limit, after)
 
     # ---- Change feed ------------------------------------------------------------------------
 

@@ -1,0 +1,174 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The postings of a write transaction's new records, built on a second thread while the
+/// transaction goes on inserting, so that a bulk write (create_many, insert_many, an import) pays
+/// for its search index with the other core instead of its own.
+///
+/// Every insert of an article or message hands its id and text here (``WriteContext/indexLater``),
+/// in increasing id order. Texts are gathered into batches; a full batch is turned into postings by
+/// a thread of its own (the previous batch's thread is joined first, so batches are added in
+/// order and one thread at a time touches the accumulator). When the transaction folds, the
+/// postings are written from memory instead of reading the records back and building them on the
+/// writer's thread (`SearchIndex.fold`).
+///
+/// The postings are used only when they are exactly the records that are new since the index's
+/// indexed-through id (besides those pending from before the transaction, which the fold reads
+/// itself): a change or removal of a record the pipeline holds, or ids out of order, drop them, and
+/// the fold checks the count of new rows against the count handed here. Small transactions (a send,
+/// a save) never start a thread: their few texts are built inline if a fold is due.
+final class GramPipeline {
+    let index: SearchIndex
+    /// The first and last id handed in, and how many (nil first: none yet).
+    private(set) var firstId: Int64?
+    private(set) var lastId: Int64 = 0
+    private(set) var count = 0
+    /// False once the postings no longer describe the new records (see the type's comment).
+    private(set) var valid = true
+
+    private var batch: [SearchIndex.Document] = []
+    private var batchBytes = 0
+    /// Made when first needed: a transaction that never folds (a send) allocates no postings.
+    private var sharedStorage: GramAccumulation?
+    private var shared: GramAccumulation {
+        if let sharedStorage { return sharedStorage }
+        let made = GramAccumulation()
+        sharedStorage = made
+        return made
+    }
+    private var thread: pthread_t?
+
+    /// A batch is handed to a thread once it holds this much text (or records).
+    static let batchBytes = 1 << 18
+    static let batchRecords = 2_048
+
+    init(_ index: SearchIndex) { self.index = index }
+
+    deinit {
+        join()
+    }
+
+    /// Takes the text of a record just inserted with `document.id` (above every id handed before).
+    func add(_ document: SearchIndex.Document, bytes: Int) {
+        guard valid else { return }
+        guard document.id > lastId || firstId == nil else { return invalidate() }
+        if firstId == nil { firstId = document.id }
+        lastId = document.id
+        count += 1
+        batch.append(document)
+        batchBytes += bytes
+        if batchBytes >= Self.batchBytes || batch.count >= Self.batchRecords { startBatch() }
+    }
+
+    /// The postings no longer match the records (one of them changed or went): they are dropped.
+    func invalidate() {
+        valid = false
+        join()
+        batch = []
+        batchBytes = 0
+    }
+
+    /// Runs `body` with the postings of every record handed in (waiting for the thread), if they
+    /// are still valid; then starts afresh (the next records follow the fold).
+    func drain<T>(_ body: (PostingAccumulator) throws -> T) throws -> T? {
+        join()
+        defer { reset() }
+        guard valid, count > 0 else { return nil }
+        let rest = batch
+        batch = []
+        batchBytes = 0
+        shared.build(rest)
+        var accumulator = shared.take()
+        sharedStorage = nil
+        defer { accumulator.release() }
+        return try body(accumulator)
+    }
+
+    /// Forgets everything handed in so far (after a fold took it in, or dropped it).
+    func reset() {
+        join()
+        batch = []
+        batchBytes = 0
+        firstId = nil
+        lastId = 0
+        count = 0
+        valid = true
+        sharedStorage?.accumulator.withLock { $0.clear() }
+    }
+
+    private func startBatch() {
+        join()
+        let job = GramJob(shared: shared, documents: batch)
+        batch = []
+        batchBytes = 0
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(job).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<GramJob>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<GramJob>.fromOpaque(context).release()
+            job.run()  // no thread to be had: build it here
+        }
+    }
+
+    private func join() {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+}
+
+/// The accumulator a pipeline's threads add to, one at a time (each joins the one before), and the
+/// writer reads once they are done: the lock is never contended, it only makes the hand-over
+/// between threads one the compiler checks.
+final class GramAccumulation: Sendable {
+    let accumulator = Mutex(PostingAccumulator(expectedGrams: 1 << 12))
+
+    deinit { accumulator.withLock { $0.release() } }
+
+    /// The postings, leaving an empty accumulator in their place (the caller releases them).
+    func take() -> PostingAccumulator {
+        accumulator.withLock { accumulator in
+            let taken = accumulator
+            accumulator = PostingAccumulator(expectedGrams: 0)
+            return taken
+        }
+    }
+
+    /// Adds `documents`' grams, in order.
+    func build(_ documents: [SearchIndex.Document]) {
+        guard !documents.isEmpty else { return }
+        accumulator.withLock { accumulator in
+            var builder = KeyBuilder()
+            defer { builder.release() }
+            for document in documents {
+                for (field, text) in document.fields {
+                    var text = text
+                    text.withUTF8 { builder.build($0, fold: true) }
+                    accumulator.add(key: builder.key, field: field, id: document.id)
+                }
+            }
+        }
+    }
+}
+
+/// One batch of a pipeline, run on its own thread.
+final class GramJob: Sendable {
+    let shared: GramAccumulation
+    let documents: [SearchIndex.Document]
+
+    init(shared: GramAccumulation, documents: [SearchIndex.Document]) {
+        self.shared = shared
+        self.documents = documents
+    }
+
+    func run() { shared.build(documents) }
+}

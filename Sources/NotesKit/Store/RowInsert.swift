@@ -1,0 +1,48 @@
+/// The one way new articles and messages reach their tables: `create_many`, `insert_many`, a send,
+/// a saved draft's first save and every import go through ``WriteContext/insertRows``, so each new
+/// row is written, recorded in the change feed and handed to the search index the same way.
+extension WriteContext {
+    /// Inserts `count` rows with the backend's `sql` (see ``StoreSQL/RowInserts``), `sql.many.rows`
+    /// rows per statement; `bind(statement, firstParameter, row)` binds row `row`'s values from
+    /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of
+    /// the same call has) is not written.
+    ///
+    /// Returns each row's new id, or nil for a row not written. AUTOINCREMENT under the write lock
+    /// numbers one statement's rows consecutively, so a chunk without a conflict needs no lookup;
+    /// a chunk with one looks its uids up once. O(count · log n).
+    func insertRows(count: Int, _ sql: StoreSQL.RowInserts, bind: (Statement, Int32, Int) -> Void,
+                    uid: (Int) -> String) throws -> [Int64?] {
+        var ids = [Int64?](repeating: nil, count: count)
+        let perStatement = sql.many.rows
+        // Every id above `floor` is a row of this call (nil until a chunk needs it).
+        var floor: Int64?
+        var start = 0
+        while start < count {
+            let n = count - start >= perStatement ? perStatement : 1
+            if n > 1 && floor == nil { floor = try Store.scalar(connection, sql.maxID) }
+            let stmt = try prepare(n == 1 ? sql.one : sql.many.sql)
+            for k in 0..<n { bind(stmt, Int32(sql.perRow * k + 1), start + k) }
+            try stmt.run()
+            let written = connection.changes
+            let last = connection.lastInsertRowID
+            if written == n {
+                for k in 0..<n { ids[start + k] = last - Int64(n - 1 - k) }
+            } else if written > 0, let below = floor {
+                // Some rows conflicted (and left gaps in the numbering): look the uids up.
+                let lookup = try prepare(sql.idByUID)
+                for k in 0..<n {
+                    lookup.reset()
+                    lookup.bind(1, uid: uid(start + k))
+                    if try lookup.step() {
+                        let id = lookup.int64(0)
+                        if id > below && !ids[start..<(start + k)].contains(id) { ids[start + k] = id }
+                    }
+                    lookup.reset()
+                }
+            }
+            if written > 0 { floor = last }
+            start += n
+        }
+        return ids
+    }
+}
