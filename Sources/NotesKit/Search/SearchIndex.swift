@@ -141,10 +141,13 @@ struct SearchIndex: Sendable {
     }
 
     /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
-    /// each gram's new ids (above all its ids) are appended to its tail by one upsert, and a tail
-    /// that grew too long is moved into blocks.
+    /// each gram's new ids (above all its ids) are appended to its tail by an upsert, and a tail
+    /// that grew too long is moved into blocks. The gram rows go the backend's
+    /// ``StoreSQL/SearchTables/batch`` a statement.
     func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
-        let putRow = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?)")
+        let sql = kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
+        var rows: [(gram: UInt64, df: Int64, tail: [UInt8])] = []
+        rows.reserveCapacity(sql.batch)
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
             let gram = accumulator.gram(g)
@@ -155,24 +158,40 @@ struct SearchIndex: Sendable {
                 for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
                 tail = []
             }
-            if indexIsEmpty {
-                putRow.reset()
-                putRow.bind(1, Int64(gram)).bind(2, Int64(accumulator.count(g))).bind(3, blob: Postings.encodeTail(tail))
-                try putRow.run()
-            } else {
-                try append(db, gram, ids: tail)
+            rows.append((gram, indexIsEmpty ? Int64(accumulator.count(g)) : Int64(ids.count), Postings.encodeTail(tail)))
+            if rows.count == sql.batch {
+                try putGrams(db, sql, rows, append: !indexIsEmpty)
+                rows.removeAll(keepingCapacity: true)
             }
         }
+        try putGrams(db, sql, rows, append: !indexIsEmpty)
     }
 
-    /// Appends `ids` (above every id the gram has) to the gram's tail in one upsert; moves the
-    /// tail into blocks when it outgrows one.
-    private func append(_ db: Connection, _ gram: UInt64, ids: [Int64]) throws {
-        let upsert = try db.prepare("INSERT INTO \(gramsTable)(gram, df, tail) VALUES (?, ?, ?) ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)")
-        upsert.bind(1, Int64(gram)).bind(2, Int64(ids.count)).bind(3, blob: Postings.encodeTail(ids))
-        let length = try upsert.step() ? upsert.int64(0) : 0
-        upsert.reset()
-        if length > Int64(Postings.blockBytes) { try spill(db, gram) }
+    /// Inserts (or with `append`, appends to) gram rows: `sql.batch` a statement, the rest by
+    /// powers of two. A tail an append made longer than a block is moved into blocks.
+    private func putGrams(_ db: Connection, _ sql: StoreSQL.SearchTables, _ rows: [(gram: UInt64, df: Int64, tail: [UInt8])],
+                          append: Bool) throws {
+        var start = 0
+        var spilled: [UInt64] = []
+        while start < rows.count {
+            var power = sql.insertGrams.count - 1
+            while 1 << power > rows.count - start { power -= 1 }
+            let stmt = try db.prepare(append ? sql.appendGrams[power] : sql.insertGrams[power])
+            for k in 0..<(1 << power) {
+                let row = rows[start + k], at = Int32(3 * k)
+                stmt.bind(at + 1, Int64(bitPattern: row.gram)).bind(at + 2, row.df).bind(at + 3, blob: row.tail)
+            }
+            if append {
+                while try stmt.step() {
+                    if stmt.int64(1) > Int64(Postings.blockBytes) { spilled.append(UInt64(bitPattern: stmt.int64(0))) }
+                }
+                stmt.reset()
+            } else {
+                try stmt.run()
+            }
+            start += 1 << power
+        }
+        for gram in spilled { try spill(db, gram) }
     }
 
     /// Moves a gram's whole tail into blocks.

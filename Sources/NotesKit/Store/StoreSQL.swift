@@ -20,12 +20,42 @@ struct StoreSQL: Sendable {
     var messages: Messages
     var feed: FeedTable
     var exchange: Exchange
+    /// The search index's tables (`Search/SearchIndex.swift`), of articles and of messages.
+    var articleIndex: SearchTables
+    var messageIndex: SearchTables
 
     /// One INSERT of `rows` rows at once: its parameters are those of the single-row form,
     /// repeated per row (row k's parameter p is `k × perRow + p`).
     struct MultiRow: Sendable {
         var sql: String
         var rows: Int
+    }
+
+    /// Writes of many rows of one search index's `<kind>_grams(gram, df, tail)` at once (see
+    /// `Search/SearchIndex.swift`): each entry holds the text for 1, 2, 4, … `batch` rows (entry k
+    /// writes 2^k rows), so any number of rows takes a statement per `batch` and at most one per
+    /// power of two for the rest. A row binds: 1 gram, 2 df, 3 tail (blob); row k's parameter p is
+    /// `3k + p`.
+    struct SearchTables: Sendable {
+        /// The most rows a statement writes: 1 where a statement costs no round trip (SQLite).
+        var batch: Int
+        /// New gram rows (the grams are not in the table).
+        var insertGrams: [String]
+        /// Upserts: a gram not in the table gets the row; one that is gets its df raised by the
+        /// row's and the row's tail appended to its own. Returns: 0 gram, 1 the tail's length in
+        /// bytes, a row per gram written.
+        var appendGrams: [String]
+
+        /// `batch` (a power of two) rows a statement, of `table`, in a backend's placeholders:
+        /// `row(k)` is row k's `(…)`, `upsert` the conflict clause and its RETURNING.
+        init(table: String, batch: Int, row: (Int) -> String, upsert: String) {
+            self.batch = batch
+            var sizes: [Int] = [1]
+            while sizes.last! < batch { sizes.append(sizes.last! * 2) }
+            let head = "INSERT INTO \(table)(gram, df, tail) VALUES "
+            insertGrams = sizes.map { n in head + (0..<n).map(row).joined(separator: ", ") }
+            appendGrams = sizes.map { n in head + (0..<n).map(row).joined(separator: ", ") + upsert }
+        }
     }
 
     /// The statements of ``WriteContext/insertRows(count:_:bind:uid:)``: new rows of one table,

@@ -99,22 +99,10 @@ final class PostgresStatement: DatabaseStatement {
 
     func step() throws -> Bool {
         if rows == nil {
-            let pg = database.pg
-            let result: PGRows
-            if pg.isInTransaction && sql.hasPrefix("INSERT") {
-                // A failed statement aborts a PostgreSQL transaction; the store logic goes on after
-                // a duplicate uid (to name the record), so an insert gets a savepoint to fall back to.
-                try pg.execute("SAVEPOINT nk_insert")
-                do {
-                    result = try pg.query(sql, params)
-                } catch {
-                    if !pg.isBroken { _ = try? pg.execute("ROLLBACK TO SAVEPOINT nk_insert") }
-                    throw error
-                }
-                try pg.execute("RELEASE SAVEPOINT nk_insert")
-            } else {
-                result = try pg.query(sql, params)
-            }
+            // No savepoint around a write: a failed statement aborts the PostgreSQL transaction,
+            // and the store logic never goes on after one (a uid already there is met by
+            // `ON CONFLICT (uid) DO NOTHING`, not by an error): the error rolls the write back.
+            let result = try database.pg.query(sql, params)
             database.changes = result.affected
             if !result.rows.isEmpty, sql.hasPrefix("INSERT"), let id = result.int64(result.count - 1, 0) {
                 database.lastInsertRowID = id  // the backend's inserts end with RETURNING id

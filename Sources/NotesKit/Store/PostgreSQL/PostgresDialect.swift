@@ -5,7 +5,7 @@
 ///
 /// - `?` placeholders become `$1, $2, ...` in order;
 /// - `INSERT OR REPLACE` becomes an upsert on the table's key (row-level security makes every
-///   key start with `owner`), and `ON CONFLICT(gram)` the same key;
+///   key start with `owner`);
 /// - `INDEXED BY` hints are dropped;
 /// - an insert into a table with an `id` returns it (`RETURNING id`: PostgreSQL has no rowid);
 /// - the feed's newest seq is the whole store's (`feed_head`): every role numbers its changes after
@@ -52,13 +52,6 @@ enum PostgresDialect {
             }
         }
         if text.hasPrefix("INSERT INTO "), let table = insertTable(text) {
-            if let key = keys[table], let range = text.firstRange(of: "ON CONFLICT(gram)") {
-                text.replaceSubrange(range, with: "ON CONFLICT (\(key))")
-            }
-            // The row being updated is named by its table (PostgreSQL finds `df` ambiguous).
-            if let range = text.firstRange(of: "SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)") {
-                text.replaceSubrange(range, with: "SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING length(\(table).tail)")
-            }
             if tablesWithID.contains(table) && !text.contains("RETURNING") { text += " RETURNING id" }
         }
         return text

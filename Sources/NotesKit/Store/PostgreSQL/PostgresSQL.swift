@@ -23,6 +23,11 @@ extension StoreSQL {
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
                               idByUID: "SELECT id FROM \(table) WHERE uid = $1")
         }
+        // A statement is a round trip to the server: the grams of a fold go 512 a statement.
+        func gramWrites(_ table: String) -> SearchTables {
+            SearchTables(table: table, batch: 512, row: { k in "($\(3 * k + 1), $\(3 * k + 2), $\(3 * k + 3))" },
+                         upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)")
+        }
         return StoreSQL(
             meta: Meta(
                 // A role's own setting first, else the store-wide one (owner '').
@@ -123,7 +128,9 @@ extension StoreSQL {
                     """,
                 messagesOf: "SELECT \(message) FROM messages WHERE conversation_id = $1 ORDER BY sent_at, id",
                 messagesOfWithin: "SELECT \(message) FROM messages WHERE conversation_id = $1 AND sent_at >= $2 AND sent_at < $3 ORDER BY sent_at, id"
-            )
+            ),
+            articleIndex: gramWrites("article_grams"),
+            messageIndex: gramWrites("message_grams")
         )
     }()
 }

@@ -19,6 +19,10 @@ extension StoreSQL {
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
                               idByUID: "SELECT id FROM \(table) WHERE uid = ?")
         }
+        func gramWrites(_ table: String) -> SearchTables {
+            SearchTables(table: table, batch: 1, row: { _ in "(?, ?, ?)" },
+                         upsert: " ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING gram, length(tail)")
+        }
         return StoreSQL(
             meta: Meta(
                 get: "SELECT value FROM meta WHERE key = ?",
@@ -114,7 +118,11 @@ extension StoreSQL {
                     """,
                 messagesOf: "SELECT \(message) FROM messages WHERE conversation_id = ? ORDER BY sent_at, id",
                 messagesOfWithin: "SELECT \(message) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at, id"
-            )
+            ),
+            // A row a statement: SQLite's statements are calls in this process, and a lone row
+            // keeps the upsert's per-row work the same.
+            articleIndex: gramWrites("article_grams"),
+            messageIndex: gramWrites("message_grams")
         )
     }()
 }
