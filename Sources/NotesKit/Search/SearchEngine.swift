@@ -55,6 +55,12 @@ struct SearchEngine<Target: SearchTarget> {
     private var builder = KeyBuilder()
     private(set) var hits: [SearchHit<Target.Record>] = []
     private var pending: [Int64]?
+    /// The document frequency of each gram of the query in each field searched (read once).
+    private var frequencies: [UInt64: Int64]?
+    private var estimated: Int64?
+    /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
+    /// engine then reads the query's grams, and its candidates' rows, a statement each.
+    private var fewStatements: Bool { db.sql.articleIndex.batch > 1 }
 
     init(db: Connection, target: Target, query: SearchQuery, limit: Int) {
         self.db = db
@@ -105,7 +111,7 @@ struct SearchEngine<Target: SearchTarget> {
         case "handover"?: return .scan(budget: 2)
         default: break
         }
-        let count = max(try target.estimatedCount(db), 1)
+        let count = max(try estimatedCount(), 1)
         var estimate: Int64 = 0   // records that can match, at most
         var postings: Int64 = 0   // postings the index plan reads
         if query.foldedKey.count == 1 {
@@ -132,7 +138,7 @@ struct SearchEngine<Target: SearchTarget> {
             // "aaa" against many "aa", the scan's budget hands over to the index.)
             for (field, _) in target.fields {
                 var dfs: [Int64] = []
-                for gram in query.grams { dfs.append(try target.index.documentFrequency(db, gram | field)) }
+                for gram in query.grams { dfs.append(try documentFrequency(gram | field)) }
                 dfs.sort()
                 guard dfs[0] > 0 else { continue }
                 estimate += dfs[0]
@@ -155,24 +161,70 @@ struct SearchEngine<Target: SearchTarget> {
         getenv("NOTESKIT_SEARCH_PLAN").map { String(cString: $0) }
     }
 
+    /// The target's record count estimate, read once.
+    private mutating func estimatedCount() throws -> Int64 {
+        if let estimated { return estimated }
+        let count = try target.estimatedCount(db)
+        estimated = count
+        return count
+    }
+
+    /// How many records have `gram` (a gram of the query, with a field searched): read for every
+    /// such gram at the first call, in one statement where statements are round trips.
+    private mutating func documentFrequency(_ gram: UInt64) throws -> Int64 {
+        if frequencies == nil {
+            var found: [UInt64: Int64] = [:]
+            let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
+            if fewStatements {
+                let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
+                let stmt = try db.prepare(sql.documentFrequencies)
+                stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
+                defer { stmt.reset() }
+                while try stmt.step() { found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1) }
+            } else {
+                for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
+            }
+            frequencies = found
+        }
+        return frequencies?[gram] ?? 0
+    }
+
     // MARK: - Scan
 
     /// Checks records newest first until the page is full, the records run out (nil), or
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
         var read = 0
-        for stmt in try target.walk.statements(db, after: position) {
-            defer { stmt.reset() }
-            while try stmt.step() {
-                check(stmt)
-                if hits.count > limit { return nil }
-                read += 1
-                if let budget, read >= budget {
-                    return target.position(of: target.record(from: stmt))
+        // No more rows than the budget (an empty query matches every row: a page's worth). Where
+        // a statement is a round trip that sends all its rows, in pages: about the rows expected
+        // first (a third of the budget), then four times more each time.
+        let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
+        var page = fewStatements ? max(limit + 1, ((most ?? 0) - 48) / 3) : most
+        var after = position
+        while true {
+            let size = page.map { page in most.map { min(page, $0 - read) } ?? page }
+            var full = false
+            for stmt in try target.walk.statements(db, after: after, limit: size) {
+                defer { stmt.reset() }
+                var got = 0
+                while try stmt.step() {
+                    check(stmt)
+                    if hits.count > limit { return nil }
+                    read += 1
+                    got += 1
+                    if let budget, read >= budget {
+                        return target.position(of: target.record(from: stmt))
+                    }
+                    if got == size { after = target.position(of: target.record(from: stmt)) }
+                }
+                if got == size {
+                    full = true
+                    break
                 }
             }
+            guard full, let current = page else { return nil }
+            page = current * 4
         }
-        return nil
     }
 
     /// Checks the row `stmt` is on; appends a hit when the query matches one of the fields.
@@ -252,9 +304,11 @@ struct SearchEngine<Target: SearchTarget> {
     private mutating func searchIndex(after position: CursorCodec.Position?) throws {
         let candidates = Postings.union(try self.candidates(), try pendingMatches())
         if candidates.isEmpty { return }
-        let count = Double(max(try target.estimatedCount(db), 1))
+        let count = Double(max(try estimatedCount(), 1))
         let walk = Double(limit + 1) * count / Double(candidates.count) * SearchCost.walkRow
-        if Double(candidates.count) * SearchCost.sortKey <= walk {
+        if fewStatements && Double(candidates.count) * SearchCost.sortKey <= walk {
+            try checkInOrder(candidates, after: position)
+        } else if Double(candidates.count) * SearchCost.sortKey <= walk {
             var keyed: [(key: Int64, id: Int64)] = []
             keyed.reserveCapacity(candidates.count)
             let order = target.walk
@@ -292,9 +346,43 @@ struct SearchEngine<Target: SearchTarget> {
         }
     }
 
+    /// Checks the candidates' rows in search order after `position` in few statements: a few
+    /// candidates' rows in one, in search order; more: their ids in search order in one, then their
+    /// rows 64 a statement until the page of hits is full.
+    private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?) throws {
+        func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
+            var walk = target.walk
+            walk.ids = ids.map(String.init).joined(separator: ",")
+            for stmt in try walk.statements(db, after: position) {
+                defer { stmt.reset() }
+                while try stmt.step() {
+                    check(stmt)
+                    if hits.count > limit { return true }
+                }
+            }
+            return false
+        }
+        if candidates.count <= 64 {
+            _ = try rows(candidates, after: position)
+            return
+        }
+        var ordered: [Int64] = []
+        var walk = target.idWalk
+        walk.ids = candidates.map(String.init).joined(separator: ",")
+        for stmt in try walk.statements(db, after: position) {
+            defer { stmt.reset() }
+            while try stmt.step() { ordered.append(stmt.int64(0)) }
+        }
+        var start = 0
+        while start < ordered.count {
+            if try rows(ordered[start..<min(start + 64, ordered.count)], after: nil) { return }
+            start += 64
+        }
+    }
+
     /// The ids the index says may match, ascending: per field, the records that have every gram
     /// of the query in that field; the union over the fields. (Pending records are not in it.)
-    private func candidates() throws -> [Int64] {
+    private mutating func candidates() throws -> [Int64] {
         var result: [Int64] = []
         for (field, _) in target.fields {
             let ids: [Int64]
@@ -309,7 +397,7 @@ struct SearchEngine<Target: SearchTarget> {
             } else {
                 var grams: [(gram: UInt64, df: Int64)] = []
                 for gram in query.grams {
-                    let df = try target.index.documentFrequency(db, gram | field)
+                    let df = try documentFrequency(gram | field)
                     grams.append((gram | field, df))
                 }
                 grams.sort { $0.df < $1.df }

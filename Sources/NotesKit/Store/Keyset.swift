@@ -22,10 +22,13 @@ struct Keyset: Sendable {
     var ascending = false
     /// The range of `key` (milliseconds) walked.
     var range = TimeRange.all
+    /// Only the rows with these ids (the search index's candidates), as decimal text joined by
+    /// commas, bound to the backend's ``StoreSQL/SearchTables/idIn``; nil: every row.
+    var ids: String?
 
     /// The same walk selecting other columns (`select` is `SELECT columns FROM table`).
     func selecting(_ select: String) -> Keyset {
-        Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range)
+        Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range, ids: ids)
     }
 
     /// The same walk in the given order.
@@ -43,11 +46,13 @@ struct Keyset: Sendable {
     private enum Seek { case all, sameKey, beyond }
 
     /// Statements that, stepped one after the other, give the rows in order strictly after
-    /// `position` (from the start when nil). No LIMIT: the caller stops stepping when it has enough.
-    func statements(_ db: Connection, after position: CursorCodec.Position?) throws -> [Statement] {
+    /// `position` (from the start when nil), each at most `limit` rows (nil: no LIMIT, the caller
+    /// stops stepping when it has enough; a backend that sends a statement's rows at once, as
+    /// PostgreSQL's does, sends them all).
+    func statements(_ db: Connection, after position: CursorCodec.Position?, limit: Int? = nil) throws -> [Statement] {
         guard !range.isEmpty else { return [] }
-        guard let position else { return [try statement(db, .all, position, limit: nil)] }
-        return [try statement(db, .sameKey, position, limit: nil), try statement(db, .beyond, position, limit: nil)]
+        guard let position else { return [try statement(db, .all, position, limit: limit)] }
+        return [try statement(db, .sameKey, position, limit: limit), try statement(db, .beyond, position, limit: limit)]
     }
 
     /// Up to `limit` rows after `position` (from the start when nil), each made by `row`.
@@ -67,6 +72,7 @@ struct Keyset: Sendable {
     private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?) throws -> Statement {
         let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
         var conditions = filters
+        if ids != nil { conditions.append(id + db.sql.articleIndex.idIn) }
         if range.since != nil { conditions.append("\(key) >= ?") }
         if range.until != nil { conditions.append("\(key) < ?") }
         let orderBy: String
@@ -88,6 +94,10 @@ struct Keyset: Sendable {
             i += 1
         }
         binds.forEach(bind)
+        if let ids {
+            stmt.bind(i, ids)
+            i += 1
+        }
         if let since = range.since { bind(since.milliseconds) }
         if let until = range.until { bind(until.milliseconds) }
         if let position {

@@ -45,11 +45,19 @@ struct StoreSQL: Sendable {
         /// row's and the row's tail appended to its own. Returns: 0 gram, 1 the tail's length in
         /// bytes, a row per gram written.
         var appendGrams: [String]
+        /// Binds: 1 grams as decimal text joined by commas ("12,345"). Returns: 0 gram, 1 df, for
+        /// each of them the index has.
+        var documentFrequencies: String
+        /// A condition on an id column, written after it (`id` + this): the id is one of those
+        /// bound, decimal text joined by commas. Used by ``Keyset/ids``.
+        var idIn: String
 
         /// `batch` (a power of two) rows a statement, of `table`, in a backend's placeholders:
         /// `row(k)` is row k's `(…)`, `upsert` the conflict clause and its RETURNING.
-        init(table: String, batch: Int, row: (Int) -> String, upsert: String) {
+        init(table: String, batch: Int, row: (Int) -> String, upsert: String, documentFrequencies: String, idIn: String) {
             self.batch = batch
+            self.documentFrequencies = documentFrequencies
+            self.idIn = idIn
             var sizes: [Int] = [1]
             while sizes.last! < batch { sizes.append(sizes.last! * 2) }
             let head = "INSERT INTO \(table)(gram, df, tail) VALUES "

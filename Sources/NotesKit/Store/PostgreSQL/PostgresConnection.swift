@@ -156,7 +156,25 @@ final class PostgresConnection {
         }
     }
 
+    /// Like ``query(_:_:)``, but the rows stay in libpq's memory and are read in place.
+    func result(_ sql: String, _ params: [PGValue] = []) throws -> PGResult {
+        do {
+            return PGResult(lib, try resultOnConnection(sql, params))
+        } catch let error as NotesError where error.code == "connection_lost" && !inTransaction {
+            try reconnect()
+            return PGResult(lib, try resultOnConnection(sql, params))
+        }
+    }
+
     private func queryOnConnection(_ sql: String, _ params: [PGValue]) throws -> PGRows {
+        let result = try resultOnConnection(sql, params)
+        defer { lib.clear(result) }
+        return rows(of: result)
+    }
+
+    /// The result of running `sql` as a prepared statement (prepared on first use), checked; the
+    /// caller clears it.
+    private func resultOnConnection(_ sql: String, _ params: [PGValue]) throws -> OpaquePointer? {
         let conn = try live()
         let name: String
         if let known = prepared[sql] {
@@ -171,9 +189,13 @@ final class PostgresConnection {
         let result: OpaquePointer? = withArrayOfOptionalCStrings(params) { values in
             lib.execPrepared(conn, name, Int32(params.count), values, nil, nil, 0)
         }
-        defer { lib.clear(result) }
-        try check(result, sql: sql)
-        return rows(of: result)
+        do {
+            try check(result, sql: sql)
+        } catch {
+            lib.clear(result)
+            throw error
+        }
+        return result
     }
 
     /// Runs one statement with parameters once, unprepared (statements whose text changes).
@@ -360,6 +382,36 @@ final class PostgresConnection {
             channels.append(name)
         }
         return channels
+    }
+}
+
+/// The rows of one result, read in place from libpq's memory (valid until the result is released):
+/// no copy of a value the caller does not read.
+final class PGResult {
+    private let lib: LibPQ
+    private let handle: OpaquePointer?
+    /// Rows and columns.
+    let count: Int32
+    let columns: Int32
+    /// How many rows the command changed (`UPDATE 3` → 3), 0 for a query.
+    let affected: Int
+
+    init(_ lib: LibPQ, _ handle: OpaquePointer?) {
+        self.lib = lib
+        self.handle = handle
+        count = lib.ntuples(handle)
+        columns = lib.nfields(handle)
+        affected = lib.cmdTuples(handle).flatMap { Int(String(cString: $0)) } ?? 0
+    }
+
+    deinit { lib.clear(handle) }
+
+    /// The text of the value at (row, column) in place, nil for NULL or outside the result.
+    func bytes(_ row: Int32, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard row >= 0, row < count, column >= 0, column < columns, lib.getisnull(handle, row, column) == 0,
+              let value = lib.getvalue(handle, row, column) else { return nil }
+        let length = Int(lib.getlength(handle, row, column))
+        return UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: length)
     }
 }
 

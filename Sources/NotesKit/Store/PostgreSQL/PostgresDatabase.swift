@@ -69,8 +69,8 @@ final class PostgresStatement: DatabaseStatement {
     private let sql: String
     private unowned let database: PostgresDatabase
     private var params: [String?] = []
-    private var rows: PGRows?
-    private var row = -1
+    private var rows: PGResult?
+    private var row: Int32 = -1
 
     init(sql: String, database: PostgresDatabase) {
         self.sql = sql
@@ -102,10 +102,11 @@ final class PostgresStatement: DatabaseStatement {
             // No savepoint around a write: a failed statement aborts the PostgreSQL transaction,
             // and the store logic never goes on after one (a uid already there is met by
             // `ON CONFLICT (uid) DO NOTHING`, not by an error): the error rolls the write back.
-            let result = try database.pg.query(sql, params)
+            let result = try database.pg.result(sql, params)
             database.changes = result.affected
-            if !result.rows.isEmpty, sql.hasPrefix("INSERT"), let id = result.int64(result.count - 1, 0) {
-                database.lastInsertRowID = id  // the backend's inserts end with RETURNING id
+            if result.count > 0, sql.hasPrefix("INSERT") {
+                // the backend's inserts end with RETURNING id
+                database.lastInsertRowID = Self.integer(result.bytes(result.count - 1, 0)) ?? database.lastInsertRowID
             }
             rows = result
             row = -1
@@ -114,35 +115,52 @@ final class PostgresStatement: DatabaseStatement {
         return row < (rows?.count ?? 0)
     }
 
-    private func value(_ column: Int32) -> String? {
-        guard let rows, row >= 0, row < rows.count, Int(column) < rows.rows[row].count, column >= 0 else { return nil }
-        return rows.rows[row][Int(column)]
-    }
+    /// The text of a column of the current row in place (valid until the next step or reset).
+    private func value(_ column: Int32) -> UnsafeBufferPointer<UInt8>? { rows?.bytes(row, column) }
 
     func isNull(_ column: Int32) -> Bool { value(column) == nil }
 
     func int64(_ column: Int32) -> Int64 {
-        guard let text = value(column) else { return 0 }
-        if let n = Int64(text) { return n }
-        if text == "t" { return 1 }
-        if text == "f" { return 0 }
-        return Double(text).map { Int64($0) } ?? 0
+        guard let bytes = value(column) else { return 0 }
+        if let n = Self.integer(bytes) { return n }
+        if bytes.count == 1 && bytes[0] == UInt8(ascii: "t") { return 1 }
+        if bytes.count == 1 && bytes[0] == UInt8(ascii: "f") { return 0 }
+        return Double(String(decoding: bytes, as: UTF8.self)).map { Int64($0) } ?? 0
     }
 
-    func text(_ column: Int32) -> String { value(column) ?? "" }
+    /// A decimal integer's value (nil for anything else, or one out of Int64's range).
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>?) -> Int64? {
+        guard let bytes, !bytes.isEmpty else { return nil }
+        let negative = bytes[0] == UInt8(ascii: "-")
+        var n: Int64 = 0
+        var i = negative ? 1 : 0
+        guard i < bytes.count else { return nil }
+        while i < bytes.count {
+            let digit = bytes[i] &- 48
+            guard digit < 10 else { return nil }
+            let (times, o1) = n.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times.subtractingReportingOverflow(Int64(digit)) : times.addingReportingOverflow(Int64(digit))
+            guard !o1, !o2 else { return nil }
+            n = next
+            i += 1
+        }
+        return n
+    }
+
+    func text(_ column: Int32) -> String { value(column).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        var text = value(column) ?? ""
-        return try text.withUTF8(body)
+        guard let bytes = value(column) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(bytes)
     }
 
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        let bytes = Self.unhex(value(column) ?? "")
+        let bytes = Self.unhex(value(column))
         return try bytes.withUnsafeBytes(body)
     }
 
     func uid(_ column: Int32) -> (high: UInt64, low: UInt64)? {
-        value(column).flatMap { UID.halves($0) }
+        value(column).flatMap { UID.halves(String(decoding: $0, as: UTF8.self)) }
     }
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -159,9 +177,8 @@ final class PostgresStatement: DatabaseStatement {
     }
 
     /// The bytes of `bytea`'s hex output, `\x0a1b…` (empty for anything else).
-    static func unhex(_ text: String) -> [UInt8] {
-        let utf8 = Array(text.utf8)
-        guard utf8.count >= 2, utf8[0] == 92, utf8[1] == 120 else { return [] }
+    static func unhex(_ text: UnsafeBufferPointer<UInt8>?) -> [UInt8] {
+        guard let utf8 = text, utf8.count >= 2, utf8[0] == 92, utf8[1] == 120 else { return [] }
         func nibble(_ c: UInt8) -> UInt8 {
             switch c {
             case 48...57: c - 48

@@ -26,7 +26,9 @@ extension StoreSQL {
         // A statement is a round trip to the server: the grams of a fold go 512 a statement.
         func gramWrites(_ table: String) -> SearchTables {
             SearchTables(table: table, batch: 512, row: { k in "($\(3 * k + 1), $\(3 * k + 2), $\(3 * k + 3))" },
-                         upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)")
+                         upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)",
+                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[])",
+                         idIn: " = ANY(string_to_array(?, ',')::bigint[])")
         }
         return StoreSQL(
             meta: Meta(

@@ -21,7 +21,9 @@ extension StoreSQL {
         }
         func gramWrites(_ table: String) -> SearchTables {
             SearchTables(table: table, batch: 1, row: { _ in "(?, ?, ?)" },
-                         upsert: " ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING gram, length(tail)")
+                         upsert: " ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING gram, length(tail)",
+                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram IN (SELECT value FROM json_each('[' || ? || ']'))",
+                         idIn: " IN (SELECT value FROM json_each('[' || ? || ']'))")
         }
         return StoreSQL(
             meta: Meta(
