@@ -68,7 +68,7 @@ typecheck: venv
 
 test: swift-test py-test typecheck
 
-# The benchmarks' peers (ADBC's SQLite driver) come with the package's [bench] extra.
+# The benchmarks' peers (ADBC's SQLite driver, psycopg 3) come with the package's [bench] extra.
 bench: lib venv
 	$(PY) -m pip install -q './bindings/python[bench]'
 	$(PY) benchmarks/store_bench.py
@@ -78,6 +78,7 @@ bench: lib venv
 	$(PY) benchmarks/search_bench.py
 	$(PY) benchmarks/bulk_write_bench.py
 	$(PY) benchmarks/transport_bench.py
+	$(PY) benchmarks/postgres_bench.py
 	$(PY) benchmarks/footprint_bench.py
 
 # The long reliability runs (threads, processes, kill -9, the hostile-ABI sweep, 1 000 000 fuzz inputs,
