@@ -306,8 +306,9 @@ struct SearchEngine<Target: SearchTarget> {
         if candidates.isEmpty { return }
         let count = Double(max(try estimatedCount(), 1))
         let walk = Double(limit + 1) * count / Double(candidates.count) * SearchCost.walkRow
-        if fewStatements && Double(candidates.count) * SearchCost.sortKey <= walk {
-            try checkInOrder(candidates, after: position)
+        if fewStatements {
+            try checkInOrder(candidates, after: position, keyed: Double(candidates.count) * SearchCost.sortKey <= walk,
+                             expectedWalk: Int(Double(limit + 1) * count / Double(candidates.count)))
         } else if Double(candidates.count) * SearchCost.sortKey <= walk {
             var keyed: [(key: Int64, id: Int64)] = []
             keyed.reserveCapacity(candidates.count)
@@ -347,9 +348,12 @@ struct SearchEngine<Target: SearchTarget> {
     }
 
     /// Checks the candidates' rows in search order after `position` in few statements: a few
-    /// candidates' rows in one, in search order; more: their ids in search order in one, then their
-    /// rows 64 a statement until the page of hits is full.
-    private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?) throws {
+    /// candidates' rows in one, in search order; more: their ids in search order (`keyed`: the
+    /// candidates' own, in one statement; else the walk's ids, filtered here, in pages: twice the
+    /// `expectedWalk` rows first, then four times more each time), then their rows 64 a statement,
+    /// until the page of hits is full.
+    private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?, keyed: Bool,
+                                       expectedWalk: Int) throws {
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
             var walk = target.walk
             walk.ids = ids.map(String.init).joined(separator: ",")
@@ -362,21 +366,57 @@ struct SearchEngine<Target: SearchTarget> {
             }
             return false
         }
+        func rows(inChunks ordered: [Int64]) throws -> Bool {
+            var start = 0
+            while start < ordered.count {
+                if try rows(ordered[start..<min(start + 64, ordered.count)], after: nil) { return true }
+                start += 64
+            }
+            return false
+        }
         if candidates.count <= 64 {
             _ = try rows(candidates, after: position)
             return
         }
-        var ordered: [Int64] = []
-        var walk = target.idWalk
-        walk.ids = candidates.map(String.init).joined(separator: ",")
-        for stmt in try walk.statements(db, after: position) {
-            defer { stmt.reset() }
-            while try stmt.step() { ordered.append(stmt.int64(0)) }
+        if keyed {
+            var ordered: [Int64] = []
+            var walk = target.idWalk
+            walk.ids = candidates.map(String.init).joined(separator: ",")
+            for stmt in try walk.statements(db, after: position) {
+                defer { stmt.reset() }
+                while try stmt.step() { ordered.append(stmt.int64(0)) }
+            }
+            _ = try rows(inChunks: ordered)
+            return
         }
-        var start = 0
-        while start < ordered.count {
-            if try rows(ordered[start..<min(start + 64, ordered.count)], after: nil) { return }
-            start += 64
+        let maxId = candidates[candidates.count - 1]
+        var bits = [UInt64](repeating: 0, count: Int(maxId >> 6) + 1)
+        for id in candidates where id >= 0 { bits[Int(id >> 6)] |= 1 << UInt64(id & 63) }
+        // Each page reads the walk from `position` again (ids only) and skips the rows seen.
+        var seen = 0
+        var page = 2 * expectedWalk + 64
+        while true {
+            var ordered: [Int64] = []
+            var read = 0, full = false
+            for stmt in try target.idWalk.statements(db, after: position, limit: page) {
+                defer { stmt.reset() }
+                var got = 0
+                while try stmt.step() {
+                    got += 1
+                    read += 1
+                    guard read > seen else { continue }
+                    let id = stmt.int64(0)
+                    if id >= 0, id <= maxId, bits[Int(id >> 6)] & (1 << UInt64(id & 63)) != 0 { ordered.append(id) }
+                }
+                if got == page {
+                    full = true  // the next statement would skip the rest of this one: page again
+                    break
+                }
+            }
+            if try rows(inChunks: ordered) { return }
+            guard full else { return }
+            seen = read
+            page *= 4
         }
     }
 
