@@ -148,12 +148,7 @@ final class PostgresConnection {
     /// is run once more on a new connection; inside one it fails with `.unreachable`.
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws -> PGRows {
-        do {
-            return try queryOnConnection(sql, params)
-        } catch let error as NotesError where error.code == "connection_lost" && !inTransaction {
-            try reconnect()
-            return try queryOnConnection(sql, params)
-        }
+        try result(sql, params).copied()
     }
 
     /// Like ``query(_:_:)``, but the rows stay in libpq's memory and are read in place.
@@ -164,12 +159,6 @@ final class PostgresConnection {
             try reconnect()
             return PGResult(lib, try resultOnConnection(sql, params))
         }
-    }
-
-    private func queryOnConnection(_ sql: String, _ params: [PGValue]) throws -> PGRows {
-        let result = try resultOnConnection(sql, params)
-        defer { lib.clear(result) }
-        return rows(of: result)
     }
 
     /// The result of running `sql` as a prepared statement (prepared on first use), checked; the
@@ -205,34 +194,9 @@ final class PostgresConnection {
         let result: OpaquePointer? = withArrayOfOptionalCStrings(params) { values in
             lib.execParams(conn, sql, Int32(params.count), nil, values, nil, nil, 0)
         }
-        defer { lib.clear(result) }
+        let rows = PGResult(lib, result)
         try check(result, sql: sql)
-        return rows(of: result)
-    }
-
-    private func rows(of result: OpaquePointer?) -> PGRows {
-        let n = lib.ntuples(result), m = lib.nfields(result)
-        var rows: [[String?]] = []
-        rows.reserveCapacity(Int(n))
-        for r in 0..<n {
-            var row: [String?] = []
-            row.reserveCapacity(Int(m))
-            for c in 0..<m {
-                if lib.getisnull(result, r, c) == 1 {
-                    row.append(nil)
-                } else if let value = lib.getvalue(result, r, c) {
-                    let length = Int(lib.getlength(result, r, c))
-                    row.append(value.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-                    })
-                } else {
-                    row.append(nil)
-                }
-            }
-            rows.append(row)
-        }
-        let affected = lib.cmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        return PGRows(rows: rows, affected: affected)
+        return rows.copied()
     }
 
     /// Throws the error a failed result stands for.
@@ -405,6 +369,12 @@ final class PGResult {
     }
 
     deinit { lib.clear(handle) }
+
+    /// Every value copied out as text.
+    func copied() -> PGRows {
+        PGRows(rows: (0..<count).map { r in (0..<columns).map { c in bytes(r, c).map { String(decoding: $0, as: UTF8.self) } } },
+               affected: affected)
+    }
 
     /// The text of the value at (row, column) in place, nil for NULL or outside the result.
     func bytes(_ row: Int32, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
