@@ -256,3 +256,19 @@ def test_after_a_restart_reads_are_retried_and_the_next_write_goes_through(resta
         assert store.articles.count() == 2 and store.articles.get(second.id).content == "two"
         assert [m.content for m in store.messages.history(chat.id)] == ["hello", "after the restart"]
         assert [c.op for c in store.changes(since=0)].count("create") == 5
+
+
+def test_importing_another_roles_records_is_a_conflict_that_writes_nothing(two_users: Any, tmp_path: Path) -> None:
+    alice_uri, bob_uri, _, _, _, _, _, before = two_users
+    with nk.Store.open(alice_uri) as alice:
+        alice.export(tmp_path / "alice.jsonl")
+    with nk.Store.open(bob_uri) as bob:
+        mine = bob.articles.create(title="Bob's", content="kept")
+        # A uid is unique in the whole store: Bob cannot take over (or learn more of) Alice's records.
+        with pytest.raises(nk.ConflictError) as caught:
+            bob.import_(tmp_path / "alice.jsonl", on_conflict="replace")
+        assert caught.value.code == "uid_taken" and "another user" in caught.value.message
+        assert [(a.id, a.content) for a in bob.articles.iter()] == [(mine.id, "kept")]
+        assert bob.conversations.count() == 0 and bob.messages.count() == 0
+    with nk.Store.open(alice_uri) as alice:
+        assert snapshot(alice) == before
