@@ -1,21 +1,44 @@
 """A short NotesKit session: write, draft, page, edit with a conflict, and the change feed.
 
-Runs on the default store (under $XDG_DATA_HOME/noteskit) unless --db names another file.
+Runs on the default store (under $XDG_DATA_HOME/noteskit) unless --db names another file (or a
+PostgreSQL connection URI); with --postgres, on a throwaway PostgreSQL server started for the run
+(Debian's postgresql package; see examples/throwaway_postgres.py) and deleted after it.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+from typing import Iterator
 
 import noteskit as nk
 
 
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[str]:
+    """The URI of a store on a PostgreSQL server that lasts as long as the block."""
+    from throwaway_postgres import ThrowawayCluster
+
+    with ThrowawayCluster() as cluster:
+        print(f"server:   throwaway PostgreSQL on 127.0.0.1:{cluster.port} (deleted at the end)")
+        yield cluster.uri()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--db", default=str(nk.default_store_path()), help="store file (default: %(default)s)")
+    parser.add_argument("--db", default=str(nk.default_store_path()),
+                        help="store file or postgresql:// URI (default: %(default)s)")
+    parser.add_argument("--postgres", action="store_true", help="run on a throwaway PostgreSQL server")
     args = parser.parse_args()
 
-    with nk.Store.open(args.db) as store:
-        print(f"store: {args.db} (library {nk.library_version()}, {store.articles.count()} articles)")
+    with contextlib.ExitStack() as stack:
+        where = stack.enter_context(throwaway_postgres()) if args.postgres else args.db
+        run(where)
+
+
+def run(where: str) -> None:
+    with nk.Store.open(where) as store:
+        shown = store.uri or where
+        print(f"store: {shown} (library {nk.library_version()}, {store.articles.count()} articles)")
         seen: list[nk.Change] = []
         with store.subscribe(seen.extend):
             a = store.articles.create(title="周末", content="今天天气真好，去公园散步。")

@@ -141,10 +141,17 @@ final class ImportWriter {
         }
     }
 
+    /// A record whose uid the store holds but this connection cannot see: on a shared store
+    /// (PostgreSQL), another user's record (uids are unique in the whole store; row-level security
+    /// hides the row). A SQLite store never gets here.
+    static func uidTakenElsewhere(_ kind: String, _ uid: String) -> NotesError {
+        NotesError(.conflict, "the store holds \(kind) \(uid) already, as another user's record (a uid is unique in the whole store); nothing of this import was written: import a copy with new uids", code: "uid_taken")
+    }
+
     /// What `policy` does with `article`, whose uid is stored already (see ``put(articles:policy:)``).
     private func resolve(article: Article, given: Given, modifiedAt: Timestamp?, policy: ConflictPolicy) throws -> ImportOutcome {
         guard let stored = try ArticleStore.fetch(tx.connection, uid: article.uid) else {
-            throw NotesError(.internalError, "article \(article.uid) is neither new nor stored")
+            throw Self.uidTakenElsewhere("article", article.uid)
         }
         var incoming = article
         incoming.id = stored.id
@@ -182,7 +189,7 @@ final class ImportWriter {
         }
         if try ArticleStore.insertDraft(tx, incoming) != nil { return .created }
         guard let stored = try ArticleStore.fetchDraft(tx.connection, uid: draft.uid) else {
-            throw NotesError(.internalError, "draft \(draft.uid) is neither new nor stored")
+            throw Self.uidTakenElsewhere("draft", draft.uid)
         }
         incoming.id = stored.id
         let sameText = incoming.title == stored.title && incoming.content == stored.content
@@ -216,7 +223,7 @@ final class ImportWriter {
             return (.created, id)
         }
         guard let stored = try ConversationStore.fetch(tx.connection, uid: conversation.uid) else {
-            throw NotesError(.internalError, "conversation \(conversation.uid) is neither new nor stored")
+            throw Self.uidTakenElsewhere("conversation", conversation.uid)
         }
         remember(stored.uid, stored.id)
         var incoming = conversation

@@ -35,7 +35,12 @@ final class PostgresConnection {
     private var conn: OpaquePointer?
     private let uri: String
     private var prepared: [String: String] = [:]
+    /// Between ``begin()`` and ``commit()`` / ``rollback()``: a write.
     private var inTransaction = false
+    /// A transaction is open on the server: a write, or a read snapshot (an export's, begun by
+    /// ``execute(_:)`` with `BEGIN …`). A broken connection is then not replaced behind its back:
+    /// what ran in the transaction is gone, and a statement retried outside it would mix states.
+    private var serverTransaction = false
 
     /// Connects to the server named by `uri` (a libpq connection URI, `postgresql://` or
     /// `postgres://`, or a `key=value` connection string).
@@ -124,7 +129,7 @@ final class PostgresConnection {
 
     private func live() throws -> OpaquePointer {
         if let conn, lib.status(conn) == LibPQ.connectionOK { return conn }
-        if inTransaction { throw lost(during: "a write") }
+        if serverTransaction { throw lost(during: inTransaction ? "a write" : "a read") }
         try reconnect()
         guard let conn else { throw NotesError(.unreachable, "cannot reach the PostgreSQL server") }
         return conn
@@ -134,18 +139,40 @@ final class PostgresConnection {
 
     // MARK: - Running SQL
 
-    /// Runs one or more statements without parameters (migrations, `BEGIN`, ...).
+    /// Runs one or more statements without parameters (migrations, `BEGIN`, ...). A `BEGIN` whose
+    /// connection turns out broken (the server restarted since the last call) begins on a new one:
+    /// nothing of its transaction had run.
     func execute(_ sql: String) throws {
+        let retriable = isIdle && sql.hasPrefix("BEGIN")
+        do {
+            try executeOnConnection(sql)
+        } catch let error as NotesError where error.code == "connection_lost" && retriable {
+            try reconnect()
+            try executeOnConnection(sql)
+        }
+    }
+
+    private func executeOnConnection(_ sql: String) throws {
+        // A transaction ends with its COMMIT or ROLLBACK, also when that fails (the server rolls
+        // back a transaction whose connection is gone).
+        if sql == "COMMIT" || sql == "ROLLBACK" { serverTransaction = false }
         let conn = try live()
         let result = lib.exec(conn, sql)
         defer { lib.clear(result) }
         try check(result, sql: sql)
+        if sql.hasPrefix("BEGIN") { serverTransaction = true }
+    }
+
+    /// True outside any transaction on the server (nothing would be lost by reconnecting).
+    private var isIdle: Bool {
+        !serverTransaction
     }
 
     /// Runs one statement with parameters `$1, $2, ...` as a prepared statement; its rows.
     ///
     /// Outside a transaction, a statement whose connection turns out broken (the server restarted)
-    /// is run once more on a new connection; inside one it fails with `.unreachable`.
+    /// is run once more on a new connection; inside one (a write, or an export's snapshot) it fails
+    /// with `.unreachable`: a retry would run outside the transaction.
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws -> PGRows {
         try result(sql, params).copied()
@@ -153,9 +180,10 @@ final class PostgresConnection {
 
     /// Like ``query(_:_:)``, but the rows stay in libpq's memory and are read in place.
     func result(_ sql: String, _ params: [PGValue] = []) throws -> PGResult {
+        let retriable = isIdle
         do {
             return PGResult(lib, try resultOnConnection(sql, params))
-        } catch let error as NotesError where error.code == "connection_lost" && !inTransaction {
+        } catch let error as NotesError where error.code == "connection_lost" && retriable {
             try reconnect()
             return PGResult(lib, try resultOnConnection(sql, params))
         }
@@ -246,9 +274,9 @@ final class PostgresConnection {
 
     // MARK: - Transactions
 
-    /// Starts a transaction. A connection found broken is replaced first (nothing of the
-    /// transaction has run yet); once it has begun, a break fails every statement with
-    /// `.unreachable` and PostgreSQL rolls the transaction back.
+    /// Starts a transaction. A connection found broken (also by the `BEGIN` itself) is replaced
+    /// first: nothing of the transaction has run yet; once it has begun, a break fails every
+    /// statement with `.unreachable` and PostgreSQL rolls the transaction back.
     func begin() throws {
         try execute("BEGIN")
         inTransaction = true
@@ -258,12 +286,13 @@ final class PostgresConnection {
     /// written); one that breaks during the COMMIT leaves its outcome unknown (`commit_unknown`).
     func commit() throws {
         guard let conn, lib.status(conn) == LibPQ.connectionOK else {
-            defer { inTransaction = false }
+            defer { inTransaction = false; serverTransaction = false }
             throw lost(during: "a write")
         }
         let result = lib.exec(conn, "COMMIT")
         defer { lib.clear(result) }
         inTransaction = false
+        serverTransaction = false
         let status = result.map { lib.resultStatus($0) } ?? -1
         if status != LibPQ.commandOK && (result == nil || lib.status(conn) != LibPQ.connectionOK) {
             throw NotesError(.unreachable, "the connection to the PostgreSQL server broke while committing a write: it may or may not have been written; read it back once reconnected", code: "commit_unknown")
@@ -277,6 +306,7 @@ final class PostgresConnection {
     /// Rolls back the open transaction, if any; never fails.
     func rollback() {
         inTransaction = false
+        serverTransaction = false
         if let conn, lib.status(conn) == LibPQ.connectionOK, lib.transactionStatus(conn) != LibPQ.transactionIdle {
             _ = try? execute("ROLLBACK")
         }
