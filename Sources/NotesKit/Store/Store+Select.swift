@@ -333,17 +333,9 @@ final class BackgroundRead: Sendable {
     init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
         self.path = path
         self.read = read
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<BackgroundRead>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        if rc == 0 {
+        if let thread = startThread({ self.run() }) {
             self.thread.withLock { $0 = thread }
         } else {
-            Unmanaged<BackgroundRead>.fromOpaque(context).release()
             run()  // no thread to be had: read it here
         }
     }
