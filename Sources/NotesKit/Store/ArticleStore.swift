@@ -182,16 +182,11 @@ public struct ArticleStore: Sendable {
 
     /// The article with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Article? {
-        let stmt = try db.prepare(db.sql.articles.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? article(from: stmt) : nil
+        try db.prepare(db.sql.articles.byUID).bind(1, uid: uid).first(article(from:))
     }
 
     static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
-        let stmt = try db.prepare(db.sql.articles.byID)
-        stmt.bind(1, id)
-        return try stmt.step() ? article(from: stmt) : nil
+        try db.prepare(db.sql.articles.byID).bind(1, id).first(article(from:))
     }
 
     static func article(from stmt: Statement) -> Article {

@@ -345,6 +345,13 @@ final class Statement {
         while try step() {}
     }
 
+    /// The statement's first row decoded by `decode`, or nil when it returns none; the statement
+    /// is reset after (a lookup by a key: one row at most).
+    func first<T>(_ decode: (Statement) throws -> T) throws -> T? {
+        defer { reset() }
+        return try step() ? try decode(self) : nil
+    }
+
     // MARK: - Columns
 
     func isNull(_ column: Int32) -> Bool {

@@ -23,9 +23,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `id`, or nil, inside a read.
     static func fetch(_ db: Connection, _ id: Int64) throws -> Message? {
-        let stmt = try db.prepare(db.sql.messages.byID)
-        stmt.bind(1, id)
-        return try stmt.step() ? message(from: stmt) : nil
+        try db.prepare(db.sql.messages.byID).bind(1, id).first(message(from:))
     }
 
     /// One page of the history of conversation `conversationId`, paged backward from the newest
@@ -180,10 +178,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
-        let stmt = try db.prepare(db.sql.messages.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? message(from: stmt) : nil
+        try db.prepare(db.sql.messages.byUID).bind(1, uid: uid).first(message(from:))
     }
 
     /// How many messages of conversation `conversationId` sent within `[from, to)` (ms) by
