@@ -151,21 +151,10 @@ public struct ArticleStore: Sendable {
     /// and hands them to the search index (see ``WriteContext/insertRows``). Returns each new id,
     /// or nil (writing nothing for it) when an article already has that uid. O(k log n).
     static func insertRows(_ tx: WriteContext, _ articles: [Article]) throws -> [Int64?] {
-        let ids = try tx.insertRows(count: articles.count, tx.connection.sql.articles.inserts, bind: { stmt, p, k in
-            let a = articles[k]
+        try tx.insertRecords(articles, tx.connection.sql.articles.inserts, announce: RecordChange.articlesCreated) { stmt, p, a in
             stmt.bind(p, uid: a.uid).bind(p + 1, a.title).bind(p + 2, a.content).bind(p + 3, a.createdAt.milliseconds)
                 .bind(p + 4, a.updatedAt.milliseconds).bind(p + 5, a.revision)
-        }, uid: { articles[$0].uid })
-        var created: [Article] = []
-        created.reserveCapacity(articles.count)
-        for (k, id) in ids.enumerated() {
-            guard let id else { continue }
-            var article = articles[k]
-            article.id = id
-            created.append(article)
         }
-        try tx.announce(.articlesCreated(created))
-        return ids
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.

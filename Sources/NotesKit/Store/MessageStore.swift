@@ -159,21 +159,10 @@ public struct MessageStore: Sendable {
     /// the caller moves the conversations' last activity. Returns each new id, or nil (writing
     /// nothing for it) when a message already has that uid. O(k log n).
     static func insertRows(_ tx: WriteContext, _ messages: [Message]) throws -> [Int64?] {
-        let ids = try tx.insertRows(count: messages.count, tx.connection.sql.messages.inserts, bind: { stmt, p, k in
-            let m = messages[k]
+        try tx.insertRecords(messages, tx.connection.sql.messages.inserts, announce: RecordChange.messagesCreated) { stmt, p, m in
             stmt.bind(p, uid: m.uid).bind(p + 1, m.conversationId).bind(p + 2, m.content).bind(p + 3, m.fromMe ? 1 : 0)
                 .bind(p + 4, m.sentAt.milliseconds).bind(p + 5, m.sender)
-        }, uid: { messages[$0].uid })
-        var created: [Message] = []
-        created.reserveCapacity(messages.count)
-        for (k, id) in ids.enumerated() {
-            guard let id else { continue }
-            var message = messages[k]
-            message.id = id
-            created.append(message)
         }
-        try tx.announce(.messagesCreated(created))
-        return ids
     }
 
     /// The message with `uid` (lower-case), or nil. O(log n).
