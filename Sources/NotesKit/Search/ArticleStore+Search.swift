@@ -1,4 +1,4 @@
-/// Literal substring search over articles, and the index upkeep their writes call.
+/// Literal substring search over articles (their writes reach the index through `SearchIndexObserver`).
 extension ArticleStore {
     static let searchKind = "article_search"
 
@@ -24,18 +24,7 @@ extension ArticleStore {
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
         let target = ArticleSearchTarget(field: field, range: range, ascending: ascending)
         let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind), field.rawValue)
-        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
-        let hits = try store.read { db in
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
-            return try engine.run(after: position)
-        }
-        return store.page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
-    }
-
-    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
-
-    static func rebuildIndex(_ db: Connection) throws {
-        try SearchIndex.articles.rebuild(db)
+        return try store.searchPage(query, target, kind: kind, limit: limit, after: cursor)
     }
 }
 

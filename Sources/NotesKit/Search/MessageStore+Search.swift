@@ -1,4 +1,4 @@
-/// Literal substring search over chat messages, and the index upkeep their writes call.
+/// Literal substring search over chat messages (their writes reach the index through `SearchIndexObserver`).
 extension MessageStore {
     /// The cursor kind of a message search, per scope, so that a cursor is refused elsewhere.
     static func searchKind(_ conversationId: Int64?) -> String {
@@ -20,19 +20,9 @@ extension MessageStore {
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
         let target = MessageSearchTarget(conversation: conversation, range: range, ascending: oldestFirst)
         let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind(conversation)), oldestFirst ? "asc" : "desc")
-        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
-        let hits = try store.read { db in
+        return try store.searchPage(query, target, kind: kind, limit: limit, after: cursor) { db in
             if let conversation { _ = try ConversationStore.require(db, conversation) }
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
-            return try engine.run(after: position)
         }
-        return store.page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
-    }
-
-    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
-
-    static func rebuildIndex(_ db: Connection) throws {
-        try SearchIndex.messages.rebuild(db)
     }
 }
 
