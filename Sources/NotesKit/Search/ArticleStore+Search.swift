@@ -47,16 +47,9 @@ struct ArticleSearchTarget: SearchTarget {
     var walk: Keyset { ArticleStore.walk(range: range, ascending: ascending) }
     var idWalk: Keyset { ArticleStore.walk("SELECT id FROM articles", range: range, ascending: ascending) }
 
-    func row(_ db: Connection, _ id: Int64) throws -> Statement? {
-        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE id = ?")
-        stmt.bind(1, id)
-        guard try stmt.step() else { return nil }
-        guard range.contains(Timestamp(milliseconds: stmt.int64(4))) else {
-            stmt.reset()
-            return nil
-        }
-        return stmt
-    }
+    var rowByID: String { "SELECT \(ArticleStore.columns) FROM articles WHERE id = ?" }
+
+    func inScope(_ row: Statement) -> Bool { range.contains(Timestamp(milliseconds: row.int64(4))) }
 
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64? {
         let stmt = try db.prepare("SELECT created_at FROM articles WHERE id = ?")
@@ -64,10 +57,6 @@ struct ArticleSearchTarget: SearchTarget {
         defer { stmt.reset() }
         guard try stmt.step(), range.contains(Timestamp(milliseconds: stmt.int64(0))) else { return nil }
         return stmt.int64(0)
-    }
-
-    func estimatedCount(_ db: Connection) throws -> Int64 {
-        try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM articles")
     }
 
     func record(from stmt: Statement) -> Article { ArticleStore.article(from: stmt) }
