@@ -345,6 +345,16 @@ final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement (prepared, or reset) once per key of `keys`, each bound as parameter 1
+    /// (a delete by id or seq), and leaves it reset.
+    func run(eachBinding keys: some Sequence<Int64>) throws {
+        for key in keys {
+            bind(1, key)
+            try run()
+            reset()
+        }
+    }
+
     /// The statement's first row decoded by `decode`, or nil when it returns none; the statement
     /// is reset after (a lookup by a key: one row at most).
     func first<T>(_ decode: (Statement) throws -> T) throws -> T? {

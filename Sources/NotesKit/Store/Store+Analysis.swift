@@ -147,13 +147,8 @@ extension ArticleStore {
             var seen = Set<Int64>()
             try eachRow(tx.connection, tx.connection.sql.articles.byID, ids: ids.filter { seen.insert($0).inserted },
                         missing: .error, entity: "article", entities: "articles") { articles.append(Self.article(from: $0)) }
-            let delete = try tx.prepare(tx.connection.sql.articles.delete)
-            for article in articles {
-                delete.reset()
-                delete.bind(1, article.id)
-                try delete.run()
-                try tx.announce(.articleDeleted(article))
-            }
+            try tx.prepare(tx.connection.sql.articles.delete).run(eachBinding: articles.lazy.map(\.id))
+            for article in articles { try tx.announce(.articleDeleted(article)) }
             return articles.count
         }
     }
@@ -217,12 +212,7 @@ extension MessageStore {
 
     /// Deletes the messages `rows` (all existing), their search entries and records each deletion.
     static func delete(_ tx: WriteContext, _ rows: [(id: Int64, uid: String, content: String)]) throws {
-        let delete = try tx.prepare(tx.connection.sql.messages.delete)
-        for row in rows {
-            delete.reset()
-            delete.bind(1, row.id)
-            try delete.run()
-        }
+        try tx.prepare(tx.connection.sql.messages.delete).run(eachBinding: rows.lazy.map(\.id))
         try tx.announce(.messagesDeleted(rows))
     }
 }
