@@ -5,9 +5,10 @@
 
 Two libraries with the same soname cannot live in one process, so each round runs one child process
 per library, alternately (before, after, before, ...), on its own store of ``--n`` articles; a child
-times ``--calls`` calls of each operation (get one article by id, create an article with
-durability="fast", send a chat message with durability="fast") and prints the fastest per-call
-time of its batches. The figure per operation is the median over rounds of each side: a shared
+times ``--calls`` calls of each operation (get one article by id, get_many of 100, a frequent and
+a rare search, create an article with durability="fast", send a chat message with
+durability="fast") and prints the fastest per-call time of its batches, and what its store's
+create_many took per article. The figure per operation is the median over rounds of each side: a shared
 machine's drift hits both sides alike. Ratio = after / before (1.00× = no change).
 """
 from __future__ import annotations
@@ -37,10 +38,17 @@ def best(fn, batches=5):
         times.append((time.perf_counter() - start) / (calls // batches))
     return min(times)
 with nk.Store.open(os.path.join(folder, "s.db"), durability="fast") as store:
-    made = store.articles.create_many([{"title": f"t{i}", "content": "今天天气真好 the weather " * 8} for i in range(n)])
+    rows = [{"title": f"t{i}", "content": "今天天气真好 the weather " * 8} for i in range(n)]
+    start = time.perf_counter()
+    made = store.articles.create_many(rows)
+    out["create_many, per article"] = (time.perf_counter() - start) / n
     ids = [a.id for a in made]
     it = iter(rng.choice(ids) for _ in range(10 ** 7))
     out["get one article by id"] = best(lambda: store.articles.get(next(it)))
+    some = ids[:100]
+    out["get_many of 100 articles"] = best(lambda: store.articles.get_many(some))
+    out["search, frequent, page of 20"] = best(lambda: store.articles.search("weather", limit=20))
+    out["search, rare (one title)"] = best(lambda: store.articles.search(f"t{n - 1}", field="title"))
     out["create an article, fast"] = best(lambda: store.articles.create(title="t", content="今天天气真好 the weather"))
     conv = store.conversations.create("Alice")
     out["send one message, fast"] = best(lambda: conv.send("hello 你好"))

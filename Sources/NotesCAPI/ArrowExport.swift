@@ -17,49 +17,70 @@ enum ArrowLive {
     static func released() { count.wrappingSubtract(1, ordering: .relaxed) }
 }
 
+// MARK: - Arrays and schemas alike
+
+/// The release callback's work for a struct made here (an array or a schema): drops its private
+/// data (retained when the struct was filled) and marks it released. A released struct is left alone.
+private func releaseMade<T, Release>(_ p: UnsafeMutablePointer<T>?, _ release: WritableKeyPath<T, Release?>,
+                                     _ privateData: WritableKeyPath<T, UnsafeMutableRawPointer?>) {
+    guard let p, p.pointee[keyPath: release] != nil, let data = p.pointee[keyPath: privateData] else { return }
+    Unmanaged<AnyObject>.fromOpaque(data).release()
+    p.pointee[keyPath: release] = nil
+    p.pointee[keyPath: privateData] = nil
+    ArrowLive.released()
+}
+
+/// A struct's children as C lists them (NULL when there are none), owned by its private data:
+/// each child the consumer did not release (or move) is released, and each is freed, with it.
+private final class Children<T> {
+    let list: UnsafeMutablePointer<UnsafeMutablePointer<T>?>?
+    private let count: Int
+    private let release: (UnsafeMutablePointer<T>) -> Void
+
+    init(_ children: [UnsafeMutablePointer<T>], release: @escaping (UnsafeMutablePointer<T>) -> Void) {
+        count = children.count
+        self.release = release
+        if children.isEmpty {
+            list = nil
+        } else {
+            let list = UnsafeMutablePointer<UnsafeMutablePointer<T>?>.allocate(capacity: children.count)
+            for (i, c) in children.enumerated() { list[i] = c }
+            self.list = list
+        }
+    }
+
+    deinit {
+        guard let list else { return }
+        for i in 0..<count {
+            guard let child = list[i] else { continue }
+            release(child)
+            child.deallocate()
+        }
+        list.deallocate()
+    }
+}
+
 // MARK: - Arrays
 
 private final class ArrayPrivate {
     let buffers: UnsafeMutablePointer<UnsafeRawPointer?>
     let bufferCount: Int
-    let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>?
-    let childCount: Int
+    let children: Children<ArrowArray>
 
     init(buffers: [UnsafeMutableRawPointer?], children: [UnsafeMutablePointer<ArrowArray>]) {
         bufferCount = buffers.count
         self.buffers = .allocate(capacity: max(buffers.count, 1))
         for (i, b) in buffers.enumerated() { self.buffers[i] = UnsafeRawPointer(b) }
-        childCount = children.count
-        if children.isEmpty {
-            self.children = nil
-        } else {
-            let list = UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>.allocate(capacity: children.count)
-            for (i, c) in children.enumerated() { list[i] = c }
-            self.children = list
-        }
+        self.children = Children(children) { child in child.pointee.release?(child) }
     }
 
     deinit {
         for i in 0..<bufferCount { free(UnsafeMutableRawPointer(mutating: buffers[i])) }
         buffers.deallocate()
-        if let children {
-            for i in 0..<childCount {
-                guard let child = children[i] else { continue }
-                if let release = child.pointee.release { release(child) }
-                child.deallocate()
-            }
-            children.deallocate()
-        }
     }
 }
 
-private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { array in
-    guard let array, array.pointee.release != nil, let data = array.pointee.private_data else { return }
-    Unmanaged<ArrayPrivate>.fromOpaque(data).release()
-    array.pointee.release = nil
-    array.pointee.private_data = nil
-    ArrowLive.released()
-}
+private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { releaseMade($0, \.release, \.private_data) }
 
 /// Fills `out` with `column`'s array, taking over its buffers.
 private func fill(_ out: UnsafeMutablePointer<ArrowArray>, _ column: FinishedColumn) {
@@ -76,7 +97,7 @@ private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCoun
     let data = ArrayPrivate(buffers: buffers, children: children)
     out.initialize(to: ArrowArray(
         length: Int64(length), null_count: Int64(nullCount), offset: 0, n_buffers: Int64(buffers.count),
-        n_children: Int64(children.count), buffers: data.buffers, children: data.children, dictionary: nil,
+        n_children: Int64(children.count), buffers: data.buffers, children: data.children.list, dictionary: nil,
         release: releaseArray, private_data: Unmanaged.passRetained(data).toOpaque()))
     ArrowLive.made()
 }
@@ -115,41 +136,16 @@ private enum InternedStrings {
 private final class SchemaPrivate {
     let format: UnsafeMutablePointer<CChar>?
     let name: UnsafeMutablePointer<CChar>?
-    let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>?
-    let childCount: Int
+    let children: Children<ArrowSchema>
 
     init(format: UnsafeMutablePointer<CChar>?, name: UnsafeMutablePointer<CChar>?, children: [UnsafeMutablePointer<ArrowSchema>]) {
         self.format = format
         self.name = name
-        childCount = children.count
-        if children.isEmpty {
-            self.children = nil
-        } else {
-            let list = UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>.allocate(capacity: children.count)
-            for (i, c) in children.enumerated() { list[i] = c }
-            self.children = list
-        }
-    }
-
-    deinit {
-        if let children {
-            for i in 0..<childCount {
-                guard let child = children[i] else { continue }
-                if let release = child.pointee.release { release(child) }
-                child.deallocate()
-            }
-            children.deallocate()
-        }
+        self.children = Children(children) { child in child.pointee.release?(child) }
     }
 }
 
-private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { schema in
-    guard let schema, schema.pointee.release != nil, let data = schema.pointee.private_data else { return }
-    Unmanaged<SchemaPrivate>.fromOpaque(data).release()
-    schema.pointee.release = nil
-    schema.pointee.private_data = nil
-    ArrowLive.released()
-}
+private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { releaseMade($0, \.release, \.private_data) }
 
 /// What one field of a schema says.
 struct FieldType {
@@ -203,7 +199,7 @@ private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, 
     let data = SchemaPrivate(format: format, name: name, children: children)
     out.initialize(to: ArrowSchema(
         format: UnsafePointer(data.format), name: UnsafePointer(data.name), metadata: nil,
-        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(children.count), children: data.children,
+        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(children.count), children: data.children.list,
         dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(data).toOpaque()))
     ArrowLive.made()
 }

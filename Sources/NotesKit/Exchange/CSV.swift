@@ -79,39 +79,29 @@ enum CSVFormat {
     }
 
     static func writeArticles(_ reader: ExportReader, to file: OutputFile, _ report: inout ExportReport) throws {
-        var w = JSONWriter(capacity: 1 << 19)
-        header(articleColumns, &w)
-        try reader.forEachArticle { a in
+        try writeTable(articleColumns, capacity: 1 << 19, to: file, count: &report.articles, reader.forEachArticle) { a, w in
             field(a.uid, &w); w.raw(",")
             field(a.title, &w); w.raw(",")
             field(a.content, &w); w.raw(",")
             a.createdAt.writeISO8601(into: &w.bytes); w.raw(",")
             a.updatedAt.writeISO8601(into: &w.bytes); w.raw(",")
-            w.int(a.revision); w.raw("\r\n")
-            report.articles += 1
-            try file.drain(&w)
+            w.int(a.revision)
         }
-        try file.drain(&w, force: true)
     }
 
     static func writeConversations(_ reader: ExportReader, to file: OutputFile, _ report: inout ExportReport) throws {
-        var w = JSONWriter(capacity: 1 << 16)
-        header(conversationColumns, &w)
-        try reader.forEachConversation { c in
+        try writeTable(conversationColumns, capacity: 1 << 16, to: file, count: &report.conversations, reader.forEachConversation) { c, w in
             field(c.uid, &w); w.raw(",")
             field(c.title, &w); w.raw(",")
             c.createdAt.writeISO8601(into: &w.bytes); w.raw(",")
-            c.lastActivityAt.writeISO8601(into: &w.bytes); w.raw("\r\n")
-            report.conversations += 1
-            try file.drain(&w)
+            c.lastActivityAt.writeISO8601(into: &w.bytes)
         }
-        try file.drain(&w, force: true)
     }
 
     static func writeMessages(_ reader: ExportReader, to file: OutputFile, _ report: inout ExportReport) throws {
-        var w = JSONWriter(capacity: 1 << 19)
-        header(messageColumns, &w)
-        try reader.forEachMessage { m, conversationUid, conversationTitle in
+        let forEach = { (body: ((Message, String, String)) throws -> Void) in try reader.forEachMessage { try body(($0, $1, $2)) } }
+        try writeTable(messageColumns, capacity: 1 << 19, to: file, count: &report.messages, forEach) { row, w in
+            let (m, conversationUid, conversationTitle) = row
             field(m.uid, &w); w.raw(",")
             field(conversationUid, &w); w.raw(",")
             field(conversationTitle, &w); w.raw(",")
@@ -119,8 +109,21 @@ enum CSVFormat {
             m.sentAt.writeISO8601(into: &w.bytes); w.raw(",")
             if let sender = m.sender { field(sender, &w) }
             w.raw(",")
-            field(m.content, &w); w.raw("\r\n")
-            report.messages += 1
+            field(m.content, &w)
+        }
+    }
+
+    /// Writes one table to `file`: the header of `columns`, then a line per record `forEach` hands
+    /// over (its fields written by `row`), each counted in `count`; the buffer (`capacity` bytes to
+    /// start) goes to the file whenever it fills.
+    static func writeTable<Record>(_ columns: [String], capacity: Int, to file: OutputFile, count: inout Int,
+                                   _ forEach: ((Record) throws -> Void) throws -> Void,
+                                   _ row: @escaping (Record, inout JSONWriter) -> Void) throws {
+        var w = JSONWriter(capacity: capacity)
+        header(columns, &w)
+        try forEach { record in
+            row(record, &w); w.raw("\r\n")
+            count += 1
             try file.drain(&w)
         }
         try file.drain(&w, force: true)

@@ -258,11 +258,17 @@ extension JSONObject {
 // MARK: - Writing JSON records
 
 extension JSONWriter {
+    /// Opens an exchange record: its `{`, its `"type": kind` when `type` (a stream that mixes
+    /// kinds), then its uid.
+    mutating func openRecord(_ kind: StaticString, uid: String, type: Bool) {
+        raw("{")
+        if type { key("type"); raw("\""); raw(kind); raw("\",") }
+        key("uid"); string(uid)
+    }
+
     /// An article as the exchange formats write it: every field but the store-local id.
     mutating func exchangeArticle(_ a: Article, type: Bool) {
-        raw("{")
-        if type { key("type"); raw("\"article\","); }
-        key("uid"); string(a.uid)
+        openRecord("article", uid: a.uid, type: type)
         raw(","); key("title"); string(a.title)
         raw(","); key("content"); string(a.content)
         raw(","); key("created_at"); timestamp(a.createdAt)
@@ -273,9 +279,7 @@ extension JSONWriter {
 
     /// A draft as the exchange formats write it: the article it edits by uid, not by id.
     mutating func exchangeDraft(_ d: Draft, articleUid: String?, type: Bool) {
-        raw("{")
-        if type { key("type"); raw("\"draft\","); }
-        key("uid"); string(d.uid)
+        openRecord("draft", uid: d.uid, type: type)
         raw(","); key("article_uid"); if let articleUid { string(articleUid) } else { null() }
         raw(","); key("base_revision"); if let b = d.baseRevision, articleUid != nil { int(b) } else { null() }
         raw(","); key("title"); string(d.title)
@@ -288,9 +292,7 @@ extension JSONWriter {
 
 extension JSONWriter {
     mutating func exchangeConversation(_ c: Conversation, type: Bool) {
-        raw("{")
-        if type { key("type"); raw("\"conversation\","); }
-        key("uid"); string(c.uid)
+        openRecord("conversation", uid: c.uid, type: type)
         raw(","); key("title"); string(c.title)
         raw(","); key("created_at"); timestamp(c.createdAt)
         raw(","); key("last_activity_at"); timestamp(c.lastActivityAt)
@@ -299,9 +301,7 @@ extension JSONWriter {
 
     /// A message as the exchange formats write it: its conversation by uid, not by id.
     mutating func exchangeMessage(_ m: Message, conversationUid: String, type: Bool) {
-        raw("{")
-        if type { key("type"); raw("\"message\","); }
-        key("uid"); string(m.uid)
+        openRecord("message", uid: m.uid, type: type)
         raw(","); key("conversation_uid"); string(conversationUid)
         raw(","); key("content"); string(m.content)
         raw(","); key("from_me"); bool(m.fromMe)

@@ -31,19 +31,8 @@ extension Layout {
         let workers = min(wanted, (todo.count + PrefetchJob.chunk - 1) / PrefetchJob.chunk)
         var started: [pthread_t] = []
         for _ in 1..<max(workers, 1) {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(job).toOpaque()
-            let rc = pthread_create(&thread, nil, { context in
-                guard let context else { return nil }
-                Unmanaged<PrefetchJob>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, context)
-            if rc == 0 {
-                started.append(thread)
-            } else {
-                Unmanaged<PrefetchJob>.fromOpaque(context).release()
-                break
-            }
+            guard let thread = startThread({ job.run() }) else { break }
+            started.append(thread)
         }
         job.run()
         for thread in started { pthread_join(thread, nil) }

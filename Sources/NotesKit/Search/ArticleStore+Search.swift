@@ -1,4 +1,4 @@
-/// Literal substring search over articles, and the index upkeep their writes call.
+/// Literal substring search over articles (their writes reach the index through `SearchIndexObserver`).
 extension ArticleStore {
     static let searchKind = "article_search"
 
@@ -24,18 +24,7 @@ extension ArticleStore {
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
         let target = ArticleSearchTarget(field: field, range: range, ascending: ascending)
         let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind), field.rawValue)
-        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
-        let hits = try store.read { db in
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
-            return try engine.run(after: position)
-        }
-        return store.page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
-    }
-
-    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
-
-    static func rebuildIndex(_ db: Connection) throws {
-        try SearchIndex.articles.rebuild(db)
+        return try store.searchPage(query, target, kind: kind, limit: limit, after: cursor)
     }
 }
 
@@ -58,16 +47,9 @@ struct ArticleSearchTarget: SearchTarget {
     var walk: Keyset { ArticleStore.walk(range: range, ascending: ascending) }
     var idWalk: Keyset { ArticleStore.walk("SELECT id FROM articles", range: range, ascending: ascending) }
 
-    func row(_ db: Connection, _ id: Int64) throws -> Statement? {
-        let stmt = try db.prepare("SELECT \(ArticleStore.columns) FROM articles WHERE id = ?")
-        stmt.bind(1, id)
-        guard try stmt.step() else { return nil }
-        guard range.contains(Timestamp(milliseconds: stmt.int64(4))) else {
-            stmt.reset()
-            return nil
-        }
-        return stmt
-    }
+    var rowByID: String { "SELECT \(ArticleStore.columns) FROM articles WHERE id = ?" }
+
+    func inScope(_ row: Statement) -> Bool { range.contains(Timestamp(milliseconds: row.int64(4))) }
 
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64? {
         let stmt = try db.prepare("SELECT created_at FROM articles WHERE id = ?")
@@ -75,10 +57,6 @@ struct ArticleSearchTarget: SearchTarget {
         defer { stmt.reset() }
         guard try stmt.step(), range.contains(Timestamp(milliseconds: stmt.int64(0))) else { return nil }
         return stmt.int64(0)
-    }
-
-    func estimatedCount(_ db: Connection) throws -> Int64 {
-        try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM articles")
     }
 
     func record(from stmt: Statement) -> Article { ArticleStore.article(from: stmt) }

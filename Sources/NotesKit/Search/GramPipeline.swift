@@ -103,19 +103,8 @@ final class GramPipeline {
         let job = GramJob(shared: shared, documents: batch)
         batch = []
         batchBytes = 0
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(job).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<GramJob>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        if rc == 0 {
-            self.thread = thread
-        } else {
-            Unmanaged<GramJob>.fromOpaque(context).release()
-            job.run()  // no thread to be had: build it here
-        }
+        thread = startThread { job.run() }
+        if thread == nil { job.run() }  // no thread to be had: build it here
     }
 
     private func join() {

@@ -1,4 +1,4 @@
-/// Literal substring search over chat messages, and the index upkeep their writes call.
+/// Literal substring search over chat messages (their writes reach the index through `SearchIndexObserver`).
 extension MessageStore {
     /// The cursor kind of a message search, per scope, so that a cursor is refused elsewhere.
     static func searchKind(_ conversationId: Int64?) -> String {
@@ -20,19 +20,9 @@ extension MessageStore {
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
         let target = MessageSearchTarget(conversation: conversation, range: range, ascending: oldestFirst)
         let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind(conversation)), oldestFirst ? "asc" : "desc")
-        let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
-        let hits = try store.read { db in
+        return try store.searchPage(query, target, kind: kind, limit: limit, after: cursor) { db in
             if let conversation { _ = try ConversationStore.require(db, conversation) }
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
-            return try engine.run(after: position)
         }
-        return store.page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
-    }
-
-    // MARK: - Index upkeep (writes reach the index through `SearchIndexObserver`)
-
-    static func rebuildIndex(_ db: Connection) throws {
-        try SearchIndex.messages.rebuild(db)
     }
 }
 
@@ -56,19 +46,11 @@ struct MessageSearchTarget: SearchTarget {
         return MessageStore.walk(select, range: range, ascending: ascending)
     }
 
-    func row(_ db: Connection, _ id: Int64) throws -> Statement? {
-        let stmt = try db.prepare("SELECT \(MessageStore.columns) FROM messages WHERE id = ?")
-        stmt.bind(1, id)
-        guard try stmt.step() else { return nil }
-        if let conversation, stmt.int64(2) != conversation {
-            stmt.reset()
-            return nil
-        }
-        if !range.contains(Timestamp(milliseconds: stmt.int64(5))) {
-            stmt.reset()
-            return nil
-        }
-        return stmt
+    var rowByID: String { "SELECT \(MessageStore.columns) FROM messages WHERE id = ?" }
+
+    func inScope(_ row: Statement) -> Bool {
+        if let conversation, row.int64(2) != conversation { return false }
+        return range.contains(Timestamp(milliseconds: row.int64(5)))
     }
 
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64? {
@@ -79,12 +61,6 @@ struct MessageSearchTarget: SearchTarget {
         if let conversation, stmt.int64(1) != conversation { return nil }
         guard range.contains(Timestamp(milliseconds: stmt.int64(0))) else { return nil }
         return stmt.int64(0)
-    }
-
-    /// All messages (ids are dense), also within one conversation: a conversation's share of the
-    /// matches is taken to be its share of the messages, which cancels out of the plan.
-    func estimatedCount(_ db: Connection) throws -> Int64 {
-        try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM messages")
     }
 
     func record(from stmt: Statement) -> Message { MessageStore.message(from: stmt) }

@@ -21,21 +21,26 @@ enum Postings {
         return n
     }
 
+    /// The varint at `i` (advanced past it); a varint cut short by the end reads as its bytes so far.
+    @inline(__always)
+    static func next(_ bytes: UnsafeRawBufferPointer, _ i: inout Int) -> UInt64 {
+        var v: UInt64 = 0, shift: UInt64 = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            i += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { break }
+            shift += 7
+        }
+        return v
+    }
+
     /// Decodes a list, appending its ids to `out`.
     static func decode(_ bytes: UnsafeRawBufferPointer, into out: inout [Int64]) {
         var previous: Int64 = 0
         var i = 0
-        let n = bytes.count
-        while i < n {
-            var v: UInt64 = 0, shift: UInt64 = 0
-            while i < n {
-                let b = bytes[i]
-                i += 1
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { break }
-                shift += 7
-            }
-            previous &+= Int64(bitPattern: v)
+        while i < bytes.count {
+            previous &+= Int64(bitPattern: next(bytes, &i))
             out.append(previous)
         }
     }
@@ -43,18 +48,7 @@ enum Postings {
     /// A tail: plain varint ids (no gaps), so that appending needs no knowledge of the last id.
     static func decodeTail(_ bytes: UnsafeRawBufferPointer, into out: inout [Int64]) {
         var i = 0
-        let n = bytes.count
-        while i < n {
-            var v: UInt64 = 0, shift: UInt64 = 0
-            while i < n {
-                let b = bytes[i]
-                i += 1
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { break }
-                shift += 7
-            }
-            out.append(Int64(bitPattern: v))
-        }
+        while i < bytes.count { out.append(Int64(bitPattern: next(bytes, &i))) }
     }
 
     static func encodeTail(_ ids: some Collection<Int64>) -> [UInt8] {

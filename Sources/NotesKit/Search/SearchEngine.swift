@@ -16,9 +16,10 @@ protocol SearchTarget {
     var walk: Keyset { get }
     /// The same walk selecting only `id` (and cheap: an index scan).
     var idWalk: Keyset { get }
-    /// A statement stepped onto record `id`'s row (the record's columns), or nil when there is no
-    /// such record or it is outside the search's scope or range.
-    func row(_ db: Connection, _ id: Int64) throws -> Statement?
+    /// Binds 1 id. Returns: the record's columns.
+    var rowByID: String { get }
+    /// Whether a row of ``rowByID`` is within the search's scope and range.
+    func inScope(_ row: Statement) -> Bool
     /// The sort key of record `id`, or nil when there is none in the search's scope and range.
     func sortKey(_ db: Connection, _ id: Int64) throws -> Int64?
     /// Roughly how many records are in scope (for planning only). O(log n).
@@ -31,6 +32,27 @@ protocol SearchTarget {
     var scanRowCost: Double { get }
     var verifyCost: Double { get }
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans
+}
+
+extension SearchTarget {
+    /// A statement stepped onto record `id`'s row (the record's columns), or nil when there is no
+    /// such record or it is outside the search's scope or range.
+    func row(_ db: Connection, _ id: Int64) throws -> Statement? {
+        let stmt = try db.prepare(rowByID)
+        stmt.bind(1, id)
+        guard try stmt.step() else { return nil }
+        guard inScope(stmt) else {
+            stmt.reset()
+            return nil
+        }
+        return stmt
+    }
+
+    /// Every record of the kind (ids are dense), whatever the scope: within one conversation, its
+    /// share of the matches is taken to be its share of the messages, which cancels out of the plan.
+    func estimatedCount(_ db: Connection) throws -> Int64 {
+        try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(index.recordsTable)")
+    }
 }
 
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.

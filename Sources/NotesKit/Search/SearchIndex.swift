@@ -281,20 +281,16 @@ struct SearchIndex: Sendable {
     }
 
     private func blockAtOrBefore(_ db: Connection, _ gram: UInt64, _ id: Int64) throws -> [Int64]? {
-        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? AND first <= ? ORDER BY first DESC LIMIT 1")
-        stmt.bind(1, Int64(gram)).bind(2, id)
-        defer { stmt.reset() }
-        guard try stmt.step() else { return nil }
-        var ids: [Int64] = []
-        stmt.withBlob(0) { Postings.decode($0, into: &ids) }
-        return ids
+        try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? AND first <= ? ORDER BY first DESC LIMIT 1")
+            .bind(1, Int64(gram)).bind(2, id).first(Self.blockIDs)
     }
 
     private func firstBlock(_ db: Connection, _ gram: UInt64) throws -> [Int64]? {
-        let stmt = try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? ORDER BY first LIMIT 1")
-        stmt.bind(1, Int64(gram))
-        defer { stmt.reset() }
-        guard try stmt.step() else { return nil }
+        try db.prepare("SELECT ids FROM \(blocksTable) WHERE gram = ? ORDER BY first LIMIT 1").bind(1, Int64(gram)).first(Self.blockIDs)
+    }
+
+    /// The ids of a block row (its column 0).
+    private static func blockIDs(_ stmt: Statement) -> [Int64] {
         var ids: [Int64] = []
         stmt.withBlob(0) { Postings.decode($0, into: &ids) }
         return ids
@@ -308,13 +304,11 @@ struct SearchIndex: Sendable {
     }
 
     func gramRow(_ db: Connection, _ gram: UInt64) throws -> GramRow? {
-        let stmt = try db.prepare("SELECT df, tail FROM \(gramsTable) WHERE gram = ?")
-        stmt.bind(1, Int64(gram))
-        defer { stmt.reset() }
-        guard try stmt.step() else { return nil }
-        var tail: [Int64] = []
-        stmt.withBlob(1) { Postings.decodeTail($0, into: &tail) }
-        return GramRow(df: stmt.int64(0), tail: tail)
+        try db.prepare("SELECT df, tail FROM \(gramsTable) WHERE gram = ?").bind(1, Int64(gram)).first { stmt in
+            var tail: [Int64] = []
+            stmt.withBlob(1) { Postings.decodeTail($0, into: &tail) }
+            return GramRow(df: stmt.int64(0), tail: tail)
+        }
     }
 
     /// How many records have `gram`. O(log g).

@@ -4,10 +4,24 @@ extension Store {
     /// means. O(total text).
     public func reindex() throws {
         try write { tx in
-            try ArticleStore.rebuildIndex(tx.connection)
-            try MessageStore.rebuildIndex(tx.connection)
+            try SearchIndex.articles.rebuild(tx.connection)
+            try SearchIndex.messages.rebuild(tx.connection)
             try tx.connection.execute("DELETE FROM search_pending")
         }
+    }
+
+    /// One page of a search: `query` over `target`, after `cursor` (a `nextCursor` of cursor kind
+    /// `kind`), at most `limit` hits, read at one moment; `check` runs first in the read (a scope
+    /// that must exist). Both stores' `search` run through it.
+    func searchPage<Target: SearchTarget>(_ query: SearchQuery, _ target: Target, kind: String, limit: Int, after cursor: String?,
+                                          check: (Connection) throws -> Void = { _ in }) throws -> Page<SearchHit<Target.Record>> {
+        let position = try cursor.map { try cursors.decode($0, kind: kind) }
+        let hits = try read { db in
+            try check(db)
+            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
+            return try engine.run(after: position)
+        }
+        return page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
     }
 
     /// Takes every pending record into the search index now (writes do it by the batch; see

@@ -151,21 +151,10 @@ public struct ArticleStore: Sendable {
     /// and hands them to the search index (see ``WriteContext/insertRows``). Returns each new id,
     /// or nil (writing nothing for it) when an article already has that uid. O(k log n).
     static func insertRows(_ tx: WriteContext, _ articles: [Article]) throws -> [Int64?] {
-        let ids = try tx.insertRows(count: articles.count, tx.connection.sql.articles.inserts, bind: { stmt, p, k in
-            let a = articles[k]
+        try tx.insertRecords(articles, tx.connection.sql.articles.inserts, announce: RecordChange.articlesCreated) { stmt, p, a in
             stmt.bind(p, uid: a.uid).bind(p + 1, a.title).bind(p + 2, a.content).bind(p + 3, a.createdAt.milliseconds)
                 .bind(p + 4, a.updatedAt.milliseconds).bind(p + 5, a.revision)
-        }, uid: { articles[$0].uid })
-        var created: [Article] = []
-        created.reserveCapacity(articles.count)
-        for (k, id) in ids.enumerated() {
-            guard let id else { continue }
-            var article = articles[k]
-            article.id = id
-            created.append(article)
         }
-        try tx.announce(.articlesCreated(created))
-        return ids
     }
 
     /// Stores every field of `article` (found by its `id`) as given, and records the update.
@@ -182,16 +171,11 @@ public struct ArticleStore: Sendable {
 
     /// The article with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Article? {
-        let stmt = try db.prepare(db.sql.articles.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? article(from: stmt) : nil
+        try db.prepare(db.sql.articles.byUID).bind(1, uid: uid).first(article(from:))
     }
 
     static func fetch(_ db: Connection, _ id: Int64) throws -> Article? {
-        let stmt = try db.prepare(db.sql.articles.byID)
-        stmt.bind(1, id)
-        return try stmt.step() ? article(from: stmt) : nil
+        try db.prepare(db.sql.articles.byID).bind(1, id).first(article(from:))
     }
 
     static func article(from stmt: Statement) -> Article {

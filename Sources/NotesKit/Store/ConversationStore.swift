@@ -127,18 +127,12 @@ public struct ConversationStore: Sendable {
 
     /// The conversation with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Conversation? {
-        let stmt = try db.prepare(db.sql.conversations.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? conversation(from: stmt) : nil
+        try db.prepare(db.sql.conversations.byUID).bind(1, uid: uid).first(conversation(from:))
     }
 
     /// The oldest conversation titled exactly `title`, or nil. O(n): titles are not indexed.
     static func fetch(_ db: Connection, title: String) throws -> Conversation? {
-        let stmt = try db.prepare(db.sql.conversations.byTitle)
-        stmt.bind(1, title)
-        defer { stmt.reset() }
-        return try stmt.step() ? conversation(from: stmt) : nil
+        try db.prepare(db.sql.conversations.byTitle).bind(1, title).first(conversation(from:))
     }
 
     // MARK: - Rows

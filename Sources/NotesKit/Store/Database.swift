@@ -196,8 +196,9 @@ final class Connection: @unchecked Sendable {
 
 /// A prepared statement of a ``Connection``. Bind parameters are 1-based, columns 0-based.
 ///
-/// SQLite's statements are held as themselves and called directly (no dynamic dispatch per
-/// column read, the hot path of every read); another backend's through ``DatabaseStatement``.
+/// SQLite's statements are held as themselves and stepped and read directly (no dynamic dispatch
+/// per column read, the hot path of every read); another backend's through ``DatabaseStatement``,
+/// as are every backend's binds, resets and finalizing (``backend``).
 final class Statement {
     private enum Backing {
         case sqlite(SQLiteStatement)
@@ -213,18 +214,18 @@ final class Statement {
         if let sqlite = statement as? SQLiteStatement { backing = .sqlite(sqlite) } else { backing = .other(statement) }
     }
 
-    func finalize() {
+    /// The backend's statement, for all but stepping and reading columns.
+    private var backend: any DatabaseStatement {
         switch backing {
-        case .sqlite(let s): s.finalize()
-        case .other(let s): s.finalize()
+        case .sqlite(let s): s
+        case .other(let s): s
         }
     }
 
+    func finalize() { backend.finalize() }
+
     func reset() {
-        switch backing {
-        case .sqlite(let s): s.reset()
-        case .other(let s): s.reset()
-        }
+        backend.reset()
         bindFailure = nil
     }
 
@@ -237,34 +238,17 @@ final class Statement {
 
     @discardableResult
     func bind(_ index: Int32, _ value: Int64?) -> Statement {
-        binding {
-            switch backing {
-            case .sqlite(let s): try s.bind(index, int64: value)
-            case .other(let s): try s.bind(index, int64: value)
-            }
-        }
+        binding { try backend.bind(index, int64: value) }
     }
 
     @discardableResult
     func bind(_ index: Int32, _ value: String?) -> Statement {
-        binding {
-            switch backing {
-            case .sqlite(let s): try s.bind(index, text: value)
-            case .other(let s): try s.bind(index, text: value)
-            }
-        }
+        binding { try backend.bind(index, text: value) }
     }
 
     @discardableResult
     func bind(_ index: Int32, blob: [UInt8]) -> Statement {
-        binding {
-            try blob.withUnsafeBytes { bytes in
-                switch backing {
-                case .sqlite(let s): try s.bind(index, blob: bytes)
-                case .other(let s): try s.bind(index, blob: bytes)
-                }
-            }
-        }
+        binding { try blob.withUnsafeBytes { try backend.bind(index, blob: $0) } }
     }
 
     // MARK: - Uids
@@ -281,10 +265,7 @@ final class Statement {
             guard let (high, low) = UID.halves(uid) else {
                 throw NotesError.validation("uid", "a uid must be a UUID like 0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e")
             }
-            switch backing {
-            case .sqlite(let s): try s.bind(index, uid: high, low)
-            case .other(let s): try s.bind(index, uid: high, low)
-            }
+            try backend.bind(index, uid: high, low)
         }
     }
 
@@ -343,6 +324,23 @@ final class Statement {
     /// Runs a statement that returns no rows.
     func run() throws {
         while try step() {}
+    }
+
+    /// Runs the statement (prepared, or reset) once per key of `keys`, each bound as parameter 1
+    /// (a delete by id or seq), and leaves it reset.
+    func run(eachBinding keys: some Sequence<Int64>) throws {
+        for key in keys {
+            bind(1, key)
+            try run()
+            reset()
+        }
+    }
+
+    /// The statement's first row decoded by `decode`, or nil when it returns none; the statement
+    /// is reset after (a lookup by a key: one row at most).
+    func first<T>(_ decode: (Statement) throws -> T) throws -> T? {
+        defer { reset() }
+        return try step() ? try decode(self) : nil
     }
 
     // MARK: - Columns

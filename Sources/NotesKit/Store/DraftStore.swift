@@ -151,10 +151,7 @@ extension ArticleStore {
 
     /// The draft with `uid` (lower-case), or nil. O(log n).
     static func fetchDraft(_ db: Connection, uid: String) throws -> Draft? {
-        let stmt = try db.prepare(db.sql.drafts.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? draft(from: stmt) : nil
+        try db.prepare(db.sql.drafts.byUID).bind(1, uid: uid).first(draft(from:))
     }
 
     /// Marks draft `id` as holding nothing unsaved (saved, or just opened on an article). O(log n).
@@ -171,9 +168,7 @@ extension ArticleStore {
     }
 
     static func fetchDraft(_ db: Connection, _ id: Int64) throws -> Draft? {
-        let stmt = try db.prepare(db.sql.drafts.byID)
-        stmt.bind(1, id)
-        return try stmt.step() ? draft(from: stmt) : nil
+        try db.prepare(db.sql.drafts.byID).bind(1, id).first(draft(from:))
     }
 
     static func draft(from stmt: Statement) -> Draft {

@@ -23,9 +23,7 @@ public struct MessageStore: Sendable {
 
     /// The message with `id`, or nil, inside a read.
     static func fetch(_ db: Connection, _ id: Int64) throws -> Message? {
-        let stmt = try db.prepare(db.sql.messages.byID)
-        stmt.bind(1, id)
-        return try stmt.step() ? message(from: stmt) : nil
+        try db.prepare(db.sql.messages.byID).bind(1, id).first(message(from:))
     }
 
     /// One page of the history of conversation `conversationId`, paged backward from the newest
@@ -161,29 +159,15 @@ public struct MessageStore: Sendable {
     /// the caller moves the conversations' last activity. Returns each new id, or nil (writing
     /// nothing for it) when a message already has that uid. O(k log n).
     static func insertRows(_ tx: WriteContext, _ messages: [Message]) throws -> [Int64?] {
-        let ids = try tx.insertRows(count: messages.count, tx.connection.sql.messages.inserts, bind: { stmt, p, k in
-            let m = messages[k]
+        try tx.insertRecords(messages, tx.connection.sql.messages.inserts, announce: RecordChange.messagesCreated) { stmt, p, m in
             stmt.bind(p, uid: m.uid).bind(p + 1, m.conversationId).bind(p + 2, m.content).bind(p + 3, m.fromMe ? 1 : 0)
                 .bind(p + 4, m.sentAt.milliseconds).bind(p + 5, m.sender)
-        }, uid: { messages[$0].uid })
-        var created: [Message] = []
-        created.reserveCapacity(messages.count)
-        for (k, id) in ids.enumerated() {
-            guard let id else { continue }
-            var message = messages[k]
-            message.id = id
-            created.append(message)
         }
-        try tx.announce(.messagesCreated(created))
-        return ids
     }
 
     /// The message with `uid` (lower-case), or nil. O(log n).
     static func fetch(_ db: Connection, uid: String) throws -> Message? {
-        let stmt = try db.prepare(db.sql.messages.byUID)
-        stmt.bind(1, uid: uid)
-        defer { stmt.reset() }
-        return try stmt.step() ? message(from: stmt) : nil
+        try db.prepare(db.sql.messages.byUID).bind(1, uid: uid).first(message(from:))
     }
 
     /// How many messages of conversation `conversationId` sent within `[from, to)` (ms) by

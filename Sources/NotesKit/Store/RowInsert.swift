@@ -1,7 +1,35 @@
 /// The one way new articles and messages reach their tables: `create_many`, `insert_many`, a send,
 /// a saved draft's first save and every import go through ``WriteContext/insertRows``, so each new
 /// row is written, recorded in the change feed and handed to the search index the same way.
+/// A record that ``WriteContext/insertRecords(_:_:announce:bind:)`` inserts: an article or a message.
+protocol InsertedRecord {
+    var id: Int64 { get set }
+    var uid: String { get }
+}
+
+extension Article: InsertedRecord {}
+extension Message: InsertedRecord {}
+
 extension WriteContext {
+    /// Inserts `records` through ``insertRows(count:_:bind:uid:)`` (`bind(statement,
+    /// firstParameter, record)` binds one), and announces the ones written, with their new ids, as
+    /// `announce`. Returns each record's new id, or nil when one with its uid was there already.
+    func insertRecords<Record: InsertedRecord>(_ records: [Record], _ sql: StoreSQL.RowInserts,
+                                               announce: ([Record]) -> RecordChange,
+                                               bind: (Statement, Int32, Record) -> Void) throws -> [Int64?] {
+        let ids = try insertRows(count: records.count, sql, bind: { bind($0, $1, records[$2]) }, uid: { records[$0].uid })
+        var created: [Record] = []
+        created.reserveCapacity(records.count)
+        for (k, id) in ids.enumerated() {
+            guard let id else { continue }
+            var record = records[k]
+            record.id = id
+            created.append(record)
+        }
+        try self.announce(announce(created))
+        return ids
+    }
+
     /// Inserts `count` rows with the backend's `sql` (see ``StoreSQL/RowInserts``), `sql.many.rows`
     /// rows per statement; `bind(statement, firstParameter, row)` binds row `row`'s values from
     /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of

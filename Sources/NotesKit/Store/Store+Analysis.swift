@@ -65,11 +65,27 @@ private func eachRow(_ db: Connection, _ sql: String, ids: [Int64], missing: Mis
 extension Store {
     /// The rows of `table` (`articles`, `messages`) with `ids`, read by the statement `byID`
     /// (binds an id), in the order given, in one read; missing ids as `missing` says. O(k log n).
-    func readMany(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
-                  _ body: (Statement) throws -> Void) throws {
+    private func readMany(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
+                          _ body: (Statement) throws -> Void) throws {
         try read { db in
             try eachRow(db, db.sql[keyPath: byID], ids: ids, missing: missing, entity: String(table.dropLast()), entities: table, body)
         }
+    }
+
+    /// ``readMany(_:_:ids:missing:_:)`` as records, each decoded by `record`: a store's `getMany`.
+    func readMany<Record>(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
+                          _ record: (Statement) -> Record) throws -> [Record] {
+        var out: [Record] = []
+        out.reserveCapacity(ids.count)
+        try readMany(table, byID, ids: ids, missing: missing) { out.append(record($0)) }
+        return out
+    }
+
+    /// ``readMany(_:_:ids:missing:_:)`` as rows appended to `batch` by `appendRow`: a store's `getManyBatch`.
+    func readMany(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
+                  into batch: ColumnBatch, _ appendRow: (Statement, ColumnBatch) -> Void) throws -> ColumnBatch {
+        try readMany(table, byID, ids: ids, missing: missing) { appendRow($0, batch); batch.endRow() }
+        return batch
     }
 }
 
@@ -80,17 +96,12 @@ extension ArticleStore {
     /// moment. An id with no article is `.notFound` naming the missing ids, or left out with
     /// `.skip`. O(k log n).
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Article] {
-        var out: [Article] = []
-        out.reserveCapacity(ids.count)
-        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing) { out.append(Self.article(from: $0)) }
-        return out
+        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing, Self.article(from:))
     }
 
     /// ``getMany(_:missing:)`` as a batch of article columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        let batch = Self.batch()
-        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
-        return batch
+        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing, into: Self.batch(), Self.appendRow)
     }
 
     /// Updates many articles in one transaction: all of them, or none. Each row is as
@@ -136,13 +147,8 @@ extension ArticleStore {
             var seen = Set<Int64>()
             try eachRow(tx.connection, tx.connection.sql.articles.byID, ids: ids.filter { seen.insert($0).inserted },
                         missing: .error, entity: "article", entities: "articles") { articles.append(Self.article(from: $0)) }
-            let delete = try tx.prepare(tx.connection.sql.articles.delete)
-            for article in articles {
-                delete.reset()
-                delete.bind(1, article.id)
-                try delete.run()
-                try tx.announce(.articleDeleted(article))
-            }
+            try tx.prepare(tx.connection.sql.articles.delete).run(eachBinding: articles.lazy.map(\.id))
+            for article in articles { try tx.announce(.articleDeleted(article)) }
             return articles.count
         }
     }
@@ -160,17 +166,12 @@ extension MessageStore {
     /// The messages with `ids`, in the order given, read at one moment; missing ids as for
     /// ``ArticleStore/getMany(_:missing:)``. O(k log n).
     public func getMany(_ ids: [Int64], missing: MissingPolicy = .error) throws -> [Message] {
-        var out: [Message] = []
-        out.reserveCapacity(ids.count)
-        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing) { out.append(Self.message(from: $0)) }
-        return out
+        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing, Self.message(from:))
     }
 
     /// ``getMany(_:missing:)`` as a batch of message columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        let batch = Self.batch()
-        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing) { Self.appendRow($0, batch); batch.endRow() }
-        return batch
+        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing, into: Self.batch(), Self.appendRow)
     }
 
     /// Deletes the messages with `ids` in one transaction: all of them, or (when one does not
@@ -211,12 +212,7 @@ extension MessageStore {
 
     /// Deletes the messages `rows` (all existing), their search entries and records each deletion.
     static func delete(_ tx: WriteContext, _ rows: [(id: Int64, uid: String, content: String)]) throws {
-        let delete = try tx.prepare(tx.connection.sql.messages.delete)
-        for row in rows {
-            delete.reset()
-            delete.bind(1, row.id)
-            try delete.run()
-        }
+        try tx.prepare(tx.connection.sql.messages.delete).run(eachBinding: rows.lazy.map(\.id))
         try tx.announce(.messagesDeleted(rows))
     }
 }

@@ -110,11 +110,7 @@ extension Store {
         }
         walk.reset()
         let delete = try db.prepare(db.sql.feed.delete)
-        for seq in emptied {
-            delete.bind(1, seq)
-            try delete.run()
-            delete.reset()
-        }
+        try delete.run(eachBinding: emptied)
         for (row, keep) in rewritten {
             delete.bind(1, row.seq)
             try delete.run()

@@ -333,17 +333,9 @@ final class BackgroundRead: Sendable {
     init(path: String, read: @escaping @Sendable (Connection, StopFlag) throws -> Selection.RowidRun?) {
         self.path = path
         self.read = read
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<BackgroundRead>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        if rc == 0 {
+        if let thread = startThread({ self.run() }) {
             self.thread.withLock { $0 = thread }
         } else {
-            Unmanaged<BackgroundRead>.fromOpaque(context).release()
             run()  // no thread to be had: read it here
         }
     }
@@ -576,17 +568,25 @@ public struct RawRow {
     }
 }
 
+extension Store {
+    /// The row of `entity` with `id`, read by the statement `byID` (binds an id), handed to `body`
+    /// in place; `.notFound` if there is none. O(log n).
+    func withRow<T>(_ entity: String, _ byID: KeyPath<StoreSQL, String>, _ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
+        try read { db in
+            let stmt = try db.prepare(db.sql[keyPath: byID])
+            stmt.bind(1, id)
+            guard try stmt.step() else { throw NotesError.notFound(entity, id) }
+            return try body(RawRow(stmt: stmt))
+        }
+    }
+}
+
 extension ArticleStore {
     /// The article with `id` handed to `body` in place (columns in ``columns`` order: id, uid,
     /// title, content, created_at, updated_at, revision); `.notFound` if there is none. For
     /// callers that copy the fields out anyway (the C ABI's packed row), without a `String` each.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
-        try store.read { db in
-            let stmt = try db.prepare(db.sql.articles.byID)
-            stmt.bind(1, id)
-            guard try stmt.step() else { throw NotesError.notFound("article", id) }
-            return try body(RawRow(stmt: stmt))
-        }
+        try store.withRow("article", \.articles.byID, id, body)
     }
 }
 
@@ -594,11 +594,6 @@ extension MessageStore {
     /// The message with `id` handed to `body` in place (columns: id, uid, conversation_id,
     /// content, from_me, sent_at, sender); `.notFound` if there is none.
     public func withRow<T>(_ id: Int64, _ body: (RawRow) throws -> T) throws -> T {
-        try store.read { db in
-            let stmt = try db.prepare(db.sql.messages.byID)
-            stmt.bind(1, id)
-            guard try stmt.step() else { throw NotesError.notFound("message", id) }
-            return try body(RawRow(stmt: stmt))
-        }
+        try store.withRow("message", \.messages.byID, id, body)
     }
 }

@@ -137,11 +137,7 @@ struct JSONParser {
             guard i < b.count, b[i] == 58 else { throw fail("expected ':' in JSON object") }
             i += 1
             members.append((key, try parseValue()))
-            skipSpace()
-            guard i < b.count else { throw fail("unexpected end of JSON") }
-            if b[i] == 44 { i += 1; continue }
-            if b[i] == 125 { i += 1; depth -= 1; return .object(members) }
-            throw fail("expected ',' or '}' in JSON object")
+            if try closes(125, else: "expected ',' or '}' in JSON object") { return .object(members) }
         }
     }
 
@@ -153,12 +149,19 @@ struct JSONParser {
         if i < b.count, b[i] == 93 { i += 1; depth -= 1; return .array(items) }
         while true {
             items.append(try parseValue())
-            skipSpace()
-            guard i < b.count else { throw fail("unexpected end of JSON") }
-            if b[i] == 44 { i += 1; continue }
-            if b[i] == 93 { i += 1; depth -= 1; return .array(items) }
-            throw fail("expected ',' or ']' in JSON array")
+            if try closes(93, else: "expected ',' or ']' in JSON array") { return .array(items) }
         }
+    }
+
+    /// After a member or an element: a ',' (consumed) is false, another follows; the container's
+    /// `close` byte (consumed, leaving the container) is true; anything else fails with `message`.
+    @inline(__always)
+    private mutating func closes(_ close: UInt8, else message: String) throws(JSONSyntaxError) -> Bool {
+        skipSpace()
+        guard i < b.count else { throw fail("unexpected end of JSON") }
+        if b[i] == 44 { i += 1; return false }
+        if b[i] == close { i += 1; depth -= 1; return true }
+        throw fail(message)
     }
 
     mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {

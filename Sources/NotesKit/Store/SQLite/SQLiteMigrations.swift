@@ -97,8 +97,8 @@ enum SQLiteSchema {
             ) WITHOUT ROWID;
             CREATE INDEX messages_newest ON messages(sent_at, id);
             """, then: { db in
-                try ArticleStore.rebuildIndex(db)
-                try MessageStore.rebuildIndex(db)
+                try SearchIndex.articles.rebuild(db)
+                try SearchIndex.messages.rebuild(db)
             }),
         // Writes leave new records to the search index's pending set (see `SearchIndex+Pending.swift`):
         // records above a kind's `*_search_through` id in `meta` are not indexed yet, and indexed

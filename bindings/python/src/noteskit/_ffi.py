@@ -28,39 +28,43 @@ c_double_p = POINTER(c_double)
 c_void_pp = POINTER(c_void_p)
 
 # The Arrow C Data Interface and C Stream Interface structs (include/noteskit.h, "Arrow").
+def _arrow_fields(struct: Any, own: List[Any]) -> None:
+    """Gives ``struct`` its fields: its ``own``, then the tail the Arrow C Data Interface gives
+    ArrowSchema and ArrowArray alike (children and dictionary of the same struct, the release
+    callback and its private data)."""
+    struct._fields_ = own + [
+        ("children", POINTER(POINTER(struct))),
+        ("dictionary", POINTER(struct)),
+        ("release", CFUNCTYPE(None, POINTER(struct))),
+        ("private_data", c_void_p),
+    ]
+
+
 class ArrowSchema(ctypes.Structure):
     pass
 
 
-ArrowSchema._fields_ = [
+_arrow_fields(ArrowSchema, [
     ("format", c_char_p),
     ("name", c_char_p),
     ("metadata", c_char_p),
     ("flags", c_int64),
     ("n_children", c_int64),
-    ("children", POINTER(POINTER(ArrowSchema))),
-    ("dictionary", POINTER(ArrowSchema)),
-    ("release", CFUNCTYPE(None, POINTER(ArrowSchema))),
-    ("private_data", c_void_p),
-]
+])
 
 
 class ArrowArray(ctypes.Structure):
     pass
 
 
-ArrowArray._fields_ = [
+_arrow_fields(ArrowArray, [
     ("length", c_int64),
     ("null_count", c_int64),
     ("offset", c_int64),
     ("n_buffers", c_int64),
     ("n_children", c_int64),
     ("buffers", POINTER(c_void_p)),
-    ("children", POINTER(POINTER(ArrowArray))),
-    ("dictionary", POINTER(ArrowArray)),
-    ("release", CFUNCTYPE(None, POINTER(ArrowArray))),
-    ("private_data", c_void_p),
-]
+])
 
 
 class ArrowArrayStream(ctypes.Structure):

@@ -159,7 +159,7 @@ def _table_of(names: List[str], metadata: Optional[Dict[bytes, bytes]], given: O
 def import_(store: "Store", path: str, table: Optional[str], on_conflict: str, on_error: str,
             progress: Optional[Callable[[int, int], Any]]) -> "ImportReport":
     """Imports a Parquet file of one table; see :meth:`noteskit.Store.import_`."""
-    from .exchange import report_from_json
+    from .exchange import import_outcome
 
     pq = _pyarrow("Parquet import")
     import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
@@ -210,12 +210,7 @@ def import_(store: "Store", path: str, table: Optional[str], on_conflict: str, o
                                             options, ctypes.byref(out))
     finally:
         stream.close()
-    if status:
-        error = _ffi.last_error()
-        if cancelled:
-            raise cancelled[0] from error
-        raise error
-    return report_from_json(_ffi.take_json(out.value))
+    return import_outcome(status, out, cancelled)
 
 
 def _choice(value: str, field: str) -> str:

@@ -172,6 +172,18 @@ def export(store: "Store", path: PathLike, format: Optional[str] = None, *, tabl
     return ExportReport(data["articles"], data["drafts"], data["conversations"], data["messages"], data["files"])
 
 
+def import_outcome(status: int, out: c_void_p, raised: List[BaseException]) -> ImportReport:
+    """What an import call came to: its report, or (a non-zero ``status``) its error, raised as the
+    Python exception that stopped it (``raised[0]``: a progress callback's, a Parquet reader's)
+    chained to the library's when there is one."""
+    if status:
+        error = _ffi.last_error()
+        if raised:
+            raise raised[0] from error
+        raise error
+    return report_from_json(_ffi.take_json(out.value))
+
+
 def report_from_json(data: Dict[str, Any]) -> ImportReport:
     """An import's report as the library hands it out."""
     errors = tuple(error_from(e) for e in data["errors"])
@@ -220,9 +232,4 @@ def import_(store: "Store", path: PathLike, format: Optional[str] = None, *, on_
     out = c_void_p()
     status = _ffi.nk_store_import(store.handle, _path(path), _ffi.optional_text(format, "format"), _options(options),
                                   callback, None, byref(out))
-    if status:
-        error = _ffi.last_error()
-        if raised:
-            raise raised[0] from error
-        raise error
-    return report_from_json(_ffi.take_json(out.value))
+    return import_outcome(status, out, raised)

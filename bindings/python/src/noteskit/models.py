@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union, cast
 
 if TYPE_CHECKING:
     from .search import Snippet
@@ -235,8 +235,28 @@ class Page(Generic[T]):
 
 Spans = Dict[str, List[Tuple[int, int]]]
 
-@dataclass(frozen=True)
-class SearchHit:
+R = TypeVar("R")
+
+
+class _Hit(Generic[R]):
+    """What both kinds of search hit share: the record found under its kind's name, and the repr."""
+
+    kind: ClassVar[str]
+    spans: Spans
+
+    @property
+    def record(self) -> R:
+        """The record found (:attr:`SearchHit.article`, :attr:`MessageHit.message`): one name for both kinds of hit."""
+        return cast(R, getattr(self, self.kind))
+
+    def __repr__(self) -> str:
+        from ._display import spans_repr
+
+        return f"{type(self).__name__}({self.kind}={self.record!r}, spans={spans_repr(self.spans)})"
+
+
+@dataclass(frozen=True, repr=False)
+class SearchHit(_Hit[Article]):
     """One article found by :meth:`Articles.search`: the article and where the query matched.
 
     ``spans`` maps each field searched (``"title"``, ``"content"``) to the ``(start, end)``
@@ -255,18 +275,8 @@ class SearchHit:
     article: Article
     spans: Spans
 
-    def __repr__(self) -> str:
-        from ._display import spans_repr
-
-        return f"SearchHit(article={self.article!r}, spans={spans_repr(self.spans)})"
-
     #: What was found, in a page of :meth:`Store.search`: ``"article"`` (a :class:`MessageHit` says ``"message"``).
     kind: ClassVar[str] = "article"
-
-    @property
-    def record(self) -> Article:
-        """The article found (as :attr:`MessageHit.record` is the message): one name for both kinds of hit."""
-        return self.article
 
     def snippet(self, width: int = 60, field: Optional[str] = None) -> "Snippet":
         """A one-line :class:`Snippet` of ``width`` characters around the first match, for a result list.
@@ -285,8 +295,8 @@ class SearchHit:
             raise ValidationError(f'field must be "title" or "content", got {field!r}', field="field")
         return snippet(getattr(self.article, field), self.spans.get(field, ()), width)
 
-@dataclass(frozen=True)
-class MessageHit:
+@dataclass(frozen=True, repr=False)
+class MessageHit(_Hit[Message]):
     """One message found by :meth:`Messages.search`: the message and where the query matched.
 
     ``spans`` is ``{"content": [(start, end), ...]}``: code-point offsets of every non-overlapping
@@ -303,18 +313,8 @@ class MessageHit:
     message: Message
     spans: Spans
 
-    def __repr__(self) -> str:
-        from ._display import spans_repr
-
-        return f"MessageHit(message={self.message!r}, spans={spans_repr(self.spans)})"
-
     #: What was found, in a page of :meth:`Store.search`: ``"message"`` (a :class:`SearchHit` says ``"article"``).
     kind: ClassVar[str] = "message"
-
-    @property
-    def record(self) -> Message:
-        """The message found (as :attr:`SearchHit.record` is the article)."""
-        return self.message
 
     def snippet(self, width: int = 60) -> "Snippet":
         """A one-line :class:`Snippet` of the message's text, ``width`` characters around the first
