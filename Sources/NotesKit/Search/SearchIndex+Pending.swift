@@ -9,18 +9,29 @@ import Glibc
 /// the record becomes *pending*, which costs nothing or one small row:
 /// - a new record is pending because its id is above the kind's *indexed-through* id (kept in
 ///   `meta`; ids only grow): no write at all;
-/// - an indexed record that is changed or removed gets a row in `search_pending` holding the
-///   grams the index has for it (its text as indexed), unless it has one already.
+/// - an indexed record that is changed gets a row in `search_pending` (under the kind's number)
+///   holding the grams the index has for it (its text as indexed), unless it has one already;
+/// - an indexed record that is removed gets such a row under the kind's *removed* number
+///   (``SearchIndex/removedKind``), and `meta` counts them (``SearchIndex/removedKey``).
 ///
-/// A search checks the pending records against the query directly (they are few) and adds the
-/// matches to the index's candidates; the index's stale entries of changed or removed records
-/// only cost a check (every candidate is checked against the stored text).
+/// A search checks the new and changed records against the query directly (they are few) and
+/// adds the matches to the index's candidates; the index's stale entries of changed or removed
+/// records only cost a check (every candidate is checked against the stored text, and a removed
+/// record has none), so a search never reads the removed records.
 ///
-/// A write whose transaction leaves at least ``foldCount`` pending records, or that wrote more
-/// than ``foldBytes`` of text, *folds* the pending set into the index before it commits: the new
-/// records in one batch (grams together, each gram's new ids appended once), the changed ones
-/// gram by gram, then the indexed-through id moves up and `search_pending` is emptied. A write
+/// A write whose transaction leaves at least ``foldCount`` new and changed records, or that wrote
+/// more than ``foldBytes`` of text, *folds* them into the index before it commits: the new records
+/// in one batch (grams together, each gram's new ids appended once), the changed ones gram by
+/// gram, then the indexed-through id moves up and their `search_pending` rows are emptied. A write
 /// pays O(1) pages; a fold of k records pays about what one batch import of k records pays.
+///
+/// Removed records are taken out of the index with a fold only while they are *due*
+/// (``removalsDue(_:)``): while they are few, or once they are at least a sixteenth of the records
+/// the index took in. Taking ids out of posting lists rewrites every block holding one, and a few
+/// thousand records scattered over a large index (a bulk delete) hold one in nearly every block
+/// of the frequent grams: removing them one bulk delete at a time would rewrite most of the index
+/// each time, while waiting until they are a sixteenth of it makes each rewrite remove many ids per
+/// block. Due removals count as pending records; the others wait and cost writes nothing.
 extension SearchIndex {
     /// Pending records past which a write folds them in: 512, or `NOTESKIT_SEARCH_FOLD` when set
     /// (for tests: `0` folds at every write, as an index without a pending set would).
@@ -60,7 +71,51 @@ extension SearchIndex {
         try stmt.run()
     }
 
-    /// How many records are pending (an upper bound: deleted new ids count too). O(log n + changed).
+    /// Notes that the records `old`, whose texts were those, are gone: those the index has (and that
+    /// are not pending as changed already: the fold finds those gone) are kept among the kind's
+    /// removed records with their grams. Returns how many were added. O(their text + k log n).
+    func willRemove(_ db: Connection, _ old: [Document]) throws -> Int {
+        let through = try indexedThrough(db)
+        let insert = try db.prepare("""
+            INSERT INTO search_pending(kind, id, grams) SELECT ?, ?, ?
+            WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE kind = ? AND id = ?) ON CONFLICT DO NOTHING
+            """)
+        var added = 0
+        for document in old where document.id <= through {
+            let grams = Self.grams(of: document).map { Int64(bitPattern: $0) }.sorted()
+            insert.reset()
+            insert.bind(1, removedKind).bind(2, document.id).bind(3, blob: Postings.encode(grams)).bind(4, kind).bind(5, document.id)
+            try insert.run()
+            added += db.changes
+        }
+        return added
+    }
+
+    /// How many removed records are pending (see ``willRemove(_:_:)``). O(1).
+    func removedCount(_ db: Connection) throws -> Int64 {
+        let stmt = try db.prepare(db.sql.meta.get)
+        stmt.bind(1, removedKey)
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    func setRemovedCount(_ db: Connection, _ count: Int64) throws {
+        let stmt = try db.prepare(db.sql.meta.put)
+        stmt.bind(1, removedKey).bind(2, count)
+        try stmt.run()
+    }
+
+    /// True when the pending removed records are to be taken out of the index with the next fold:
+    /// while they are few (at most ``foldCount``: each costs a few blocks), or once they are at
+    /// least a sixteenth of the records it took in (see the type's comment). O(1).
+    func removalsDue(_ db: Connection) throws -> Bool {
+        let removed = try removedCount(db)
+        let through = try indexedThrough(db)
+        return removed > 0 && (removed <= Self.foldCount || removed * 16 >= through)
+    }
+
+    /// How many new and changed records are pending (an upper bound: deleted new ids count too).
+    /// O(log n + changed).
     func pendingCount(_ db: Connection) throws -> Int64 {
         let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")
         let changed = try Store.scalar(db, "SELECT count(*) FROM search_pending WHERE kind = \(kind)")
@@ -79,10 +134,11 @@ extension SearchIndex {
         return [changed, new]
     }
 
-    /// Takes every pending record into the index, the new ones from `pipeline`'s postings when it
-    /// holds exactly the new records above those pending from before (else read back from their
-    /// table). O(their text + grams touched · log g).
-    func fold(_ db: Connection, pipeline: GramPipeline? = nil) throws {
+    /// Takes every pending new and changed record into the index, the new ones from `pipeline`'s
+    /// postings when it holds exactly the new records above those pending from before (else read
+    /// back from their table); with `removals`, takes the removed records out of it too.
+    /// O(their text + grams touched · log g).
+    func fold(_ db: Connection, pipeline: GramPipeline? = nil, removals: Bool) throws {
         // Changed and removed records (all at or below indexed-through): old grams to current ones.
         let changed = try db.prepare("SELECT id, grams FROM search_pending WHERE kind = ? ORDER BY id")
         changed.bind(1, kind)
@@ -104,10 +160,26 @@ extension SearchIndex {
             try replace(db, row.id, from: row.grams, to: Self.grams(of: document))
         }
         current.reset()
+        if removals {
+            let gone = try db.prepare("SELECT id, grams FROM search_pending WHERE kind = ? ORDER BY id")
+            gone.bind(1, removedKind)
+            while try gone.step() {
+                var grams: [Int64] = []
+                gone.withBlob(1) { Postings.decode($0, into: &grams) }
+                removed.append((gone.int64(0), Set(grams.map { UInt64(bitPattern: $0) })))
+            }
+            gone.reset()
+        }
         try remove(db, removed)
         let clear = try db.prepare("DELETE FROM search_pending WHERE kind = ?")
         clear.bind(1, kind)
         try clear.run()
+        if removals {
+            clear.reset()
+            clear.bind(1, removedKind)
+            try clear.run()
+            try setRemovedCount(db, 0)
+        }
         // New records, in one batch.
         let through = try indexedThrough(db)
         let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")

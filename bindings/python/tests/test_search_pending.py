@@ -23,7 +23,8 @@ def pending(path):
     with sqlite3.connect(path) as db:
         through = db.execute("SELECT value FROM meta WHERE key = 'article_search_through'").fetchone()[0]
         newer = db.execute("SELECT count(*) FROM articles WHERE id > ?", (through,)).fetchone()[0]
-        changed = db.execute("SELECT count(*) FROM search_pending WHERE kind = 0").fetchone()[0]
+        # Changed articles are listed under kind 0, removed ones under kind 2.
+        changed = db.execute("SELECT count(*) FROM search_pending WHERE kind IN (0, 2)").fetchone()[0]
         return newer, changed
 
 
