@@ -65,9 +65,12 @@ extension SearchIndex {
     /// holds). O(text + log n).
     func willChange(_ db: Connection, _ old: Document) throws {
         guard old.id <= (try indexedThrough(db)) else { return }
-        let grams = Self.grams(of: old).map { Int64(bitPattern: $0) }.sorted()
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var grams: [UInt64] = []
+        Self.sortedGrams(of: old, builder: &builder, into: &grams)
         let stmt = try db.prepare("INSERT INTO search_pending(kind, id, grams) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-        stmt.bind(1, kind).bind(2, old.id).bind(3, blob: Postings.encode(grams))
+        stmt.bind(1, kind).bind(2, old.id).bind(3, blob: Postings.encode(grams.lazy.map { Int64(bitPattern: $0) }))
         try stmt.run()
     }
 
@@ -80,11 +83,15 @@ extension SearchIndex {
             INSERT INTO search_pending(kind, id, grams) SELECT ?, ?, ?
             WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE kind = ? AND id = ?) ON CONFLICT DO NOTHING
             """)
+        var builder = KeyBuilder()
+        defer { builder.release() }
+        var grams: [UInt64] = []
         var added = 0
         for document in old where document.id <= through {
-            let grams = Self.grams(of: document).map { Int64(bitPattern: $0) }.sorted()
+            Self.sortedGrams(of: document, builder: &builder, into: &grams)
             insert.reset()
-            insert.bind(1, removedKind).bind(2, document.id).bind(3, blob: Postings.encode(grams)).bind(4, kind).bind(5, document.id)
+            insert.bind(1, removedKind).bind(2, document.id).bind(3, blob: Postings.encode(grams.lazy.map { Int64(bitPattern: $0) }))
+                .bind(4, kind).bind(5, document.id)
             try insert.run()
             added += db.changes
         }

@@ -175,16 +175,29 @@ struct SearchIndex: Sendable {
     static func grams(of document: Document) -> Set<UInt64> {
         var builder = KeyBuilder()
         defer { builder.release() }
-        var grams = Set<UInt64>()
+        var grams: [UInt64] = []
+        sortedGrams(of: document, builder: &builder, into: &grams)
+        return Set(grams)
+    }
+
+    /// Replaces `grams` with the document's grams, ascending and each once (`builder` is scratch).
+    static func sortedGrams(of document: Document, builder: inout KeyBuilder, into grams: inout [UInt64]) {
+        grams.removeAll(keepingCapacity: true)
         for (field, text) in document.fields {
             var text = text
             text.withUTF8 { builder.build($0, fold: true) }
             let key = builder.key
             guard let last = key.last else { continue }
-            for j in 0..<(key.count - 1) { grams.insert(Gram.make(key[j], UInt64(key[j + 1]), field: field)) }
-            grams.insert(Gram.make(last, Gram.end, field: field))
+            for j in 0..<(key.count - 1) { grams.append(Gram.make(key[j], UInt64(key[j + 1]), field: field)) }
+            grams.append(Gram.make(last, Gram.end, field: field))
         }
-        return grams
+        grams.sort()
+        var kept = 0
+        for gram in grams where kept == 0 || grams[kept - 1] != gram {
+            grams[kept] = gram
+            kept += 1
+        }
+        grams.removeSubrange(kept...)
     }
 
     /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
