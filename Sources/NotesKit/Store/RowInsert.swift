@@ -7,8 +7,8 @@ extension WriteContext {
     /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of
     /// the same call has) is not written.
     ///
-    /// Returns each row's new id, or nil for a row not written. AUTOINCREMENT under the write lock
-    /// numbers one statement's rows consecutively, so a chunk without a conflict needs no lookup;
+    /// Returns each row's new id, or nil for a row not written. The write lock numbers one
+    /// statement's rows consecutively, so a chunk without a conflict needs no lookup;
     /// a chunk with one looks its uids up once. O(count · log n).
     func insertRows(count: Int, _ sql: StoreSQL.RowInserts, bind: (Statement, Int32, Int) -> Void,
                     uid: (Int) -> String) throws -> [Int64?] {

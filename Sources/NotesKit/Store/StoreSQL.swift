@@ -140,6 +140,10 @@ struct StoreSQL: Sendable {
         var delete: String
         /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2 content.
         var deleteReturning: String
+        /// Run after every delete of messages, so that no id is ever given out again. Binds: 1 the
+        /// highest id of the messages deleted. Nil for a backend whose new ids never come back
+        /// anyway (ids from a sequence).
+        var keepDeletedIDs: String?
         /// Binds: 1 conversation_id, 2 from (ms, inclusive), 3 to (exclusive), 4 from_me,
         /// 5 content. Returns: 0 how many messages match exactly.
         var countSame: String

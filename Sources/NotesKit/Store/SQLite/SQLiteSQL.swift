@@ -8,14 +8,18 @@ extension StoreSQL {
         let message = "id, uid, conversation_id, content, from_me, sent_at, sender"
         let feed = "seq, last_seq, kind, entity_id, at, revision, entries, uids"
         // New rows of `table`, 64 a statement: SQLite's work per statement (AUTOINCREMENT's
-        // bookkeeping included) is then paid once per chunk; AUTOINCREMENT under the write lock
-        // numbers one statement's rows consecutively.
-        func inserts(_ table: String, _ columns: [String]) -> RowInserts {
-            let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-            let head = "INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES "
+        // bookkeeping included) is then paid once per chunk; the write lock numbers one
+        // statement's rows consecutively. With `firstID` (SQL), the first row gets that id and
+        // the others follow it (messages: see `MessageIDFloor`).
+        func inserts(_ table: String, _ columns: [String], firstID: String? = nil) -> RowInserts {
+            let values = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            let row = firstID == nil ? "(\(values))" : "(NULL, \(values))"
+            let first = firstID.map { "(\($0), \(values))" } ?? row
+            let named = (firstID == nil ? columns : ["id"] + columns).joined(separator: ", ")
+            let head = "INSERT INTO \(table)(\(named)) VALUES "
             let tail = " ON CONFLICT(uid) DO NOTHING"
-            return RowInserts(one: head + row + tail,
-                              many: MultiRow(sql: head + Array(repeating: row, count: 64).joined(separator: ", ") + tail, rows: 64),
+            return RowInserts(one: head + first + tail,
+                              many: MultiRow(sql: head + ([first] + Array(repeating: row, count: 63)).joined(separator: ", ") + tail, rows: 64),
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
                               idByUID: "SELECT id FROM \(table) WHERE uid = ?")
         }
@@ -66,9 +70,11 @@ extension StoreSQL {
                 byID: "SELECT \(message) FROM messages WHERE id = ?",
                 byUID: "SELECT \(message) FROM messages WHERE uid = ?",
                 uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
-                inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"]),
+                inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"],
+                                 firstID: MessageIDFloor.nextID),
                 delete: "DELETE FROM messages WHERE id = ?",
                 deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content",
+                keepDeletedIDs: "INSERT INTO meta(key, value) VALUES ('\(MessageIDFloor.key)', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 // By the index (conversation_id, sent_at, id).
