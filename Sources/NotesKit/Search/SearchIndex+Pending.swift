@@ -26,7 +26,7 @@ import Glibc
 /// pays O(1) pages; a fold of k records pays about what one batch import of k records pays.
 ///
 /// Removed records are taken out of the index with a fold only while they are *due*
-/// (``removalsDue(_:)``): while they are few, or once they are at least a sixteenth of the records
+/// (``PendingState/removalsDue``): while they are few, or once they are at least a sixteenth of the records
 /// the index took in. Taking ids out of posting lists rewrites every block holding one, and a few
 /// thousand records scattered over a large index (a bulk delete) hold one in nearly every block
 /// of the frequent grams: removing them one bulk delete at a time would rewrite most of the index
@@ -112,21 +112,32 @@ extension SearchIndex {
         try stmt.run()
     }
 
-    /// True when the pending removed records are to be taken out of the index with the next fold:
-    /// while they are few (at most ``foldCount``: each costs a few blocks), or once they are at
-    /// least a sixteenth of the records it took in (see the type's comment). O(1).
-    func removalsDue(_ db: Connection) throws -> Bool {
-        let removed = try removedCount(db)
-        let through = try indexedThrough(db)
-        return removed > 0 && (removed <= Self.foldCount || removed * 16 >= through)
+    /// What a write's fold decision needs, read in one statement. O(log n + changed).
+    struct PendingState {
+        var through: Int64
+        var newest: Int64
+        var changed: Int64
+        var removed: Int64
+
+        /// True when the removed records are to be taken out of the index with the next fold:
+        /// while they are few (at most ``SearchIndex/foldCount``: each costs a few blocks), or once
+        /// they are at least a sixteenth of the records it took in (see the type's comment).
+        var removalsDue: Bool { removed > 0 && (removed <= SearchIndex.foldCount || removed * 16 >= through) }
+
+        /// The pending new and changed records (an upper bound: deleted new ids count too), with
+        /// the removed ones when due.
+        var count: Int64 { max(newest - through, 0) + changed + (removalsDue ? removed : 0) }
     }
 
-    /// How many new and changed records are pending (an upper bound: deleted new ids count too).
-    /// O(log n + changed).
-    func pendingCount(_ db: Connection) throws -> Int64 {
-        let newest = try Store.scalar(db, "SELECT coalesce(max(id), 0) FROM \(recordsTable)")
-        let changed = try Store.scalar(db, "SELECT count(*) FROM search_pending WHERE kind = \(kind)")
-        return max(newest - (try indexedThrough(db)), 0) + changed
+    func pendingState(_ db: Connection) throws -> PendingState {
+        let stmt = try db.prepare("""
+            SELECT coalesce((SELECT value FROM meta WHERE key = ?), 0), (SELECT coalesce(max(id), 0) FROM \(recordsTable)),
+                (SELECT count(*) FROM search_pending WHERE kind = ?), coalesce((SELECT value FROM meta WHERE key = ?), 0)
+            """)
+        stmt.bind(1, throughKey).bind(2, kind).bind(3, removedKey)
+        defer { stmt.reset() }
+        guard try stmt.step() else { throw NotesError(.internalError, "the search index's pending state could not be read") }
+        return PendingState(through: stmt.int64(0), newest: stmt.int64(1), changed: stmt.int64(2), removed: stmt.int64(3))
     }
 
     /// Statements over the pending records that exist, ascending by id, each selecting `id` and

@@ -99,8 +99,7 @@ extension SearchIndex {
     /// Folds the pending new and changed records in when they are ``foldCount`` (due removed
     /// records counted too), or when `force`d; the removed ones too when due.
     func foldIfDue(_ db: Connection, force: Bool, pipeline: GramPipeline?) throws {
-        let removals = try removalsDue(db)
-        let pending = try pendingCount(db) + (removals ? removedCount(db) : 0)
-        if force || pending >= Self.foldCount { try fold(db, pipeline: pipeline, removals: removals) }
+        let state = try pendingState(db)
+        if force || state.count >= Self.foldCount { try fold(db, pipeline: pipeline, removals: state.removalsDue) }
     }
 }
