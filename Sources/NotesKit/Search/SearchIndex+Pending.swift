@@ -26,11 +26,11 @@ import Glibc
 /// pays O(1) pages; a fold of k records pays about what one batch import of k records pays.
 ///
 /// Removed records are taken out of the index with a fold only while they are *due*
-/// (``PendingState/removalsDue``): while they are few, or once they are at least a sixteenth of the records
+/// (``PendingState/removalsDue``): while they are few, or once they are at least an eighth of the records
 /// the index took in. Taking ids out of posting lists rewrites every block holding one, and a few
 /// thousand records scattered over a large index (a bulk delete) hold one in nearly every block
 /// of the frequent grams: removing them one bulk delete at a time would rewrite most of the index
-/// each time, while waiting until they are a sixteenth of it makes each rewrite remove many ids per
+/// each time, while waiting until they are an eighth of it makes each rewrite remove many ids per
 /// block. Due removals count as pending records; the others wait and cost writes nothing.
 extension SearchIndex {
     /// Pending records past which a write folds them in: 512, or `NOTESKIT_SEARCH_FOLD` when set
@@ -121,8 +121,8 @@ extension SearchIndex {
 
         /// True when the removed records are to be taken out of the index with the next fold:
         /// while they are few (at most ``SearchIndex/foldCount``: each costs a few blocks), or once
-        /// they are at least a sixteenth of the records it took in (see the type's comment).
-        var removalsDue: Bool { removed > 0 && (removed <= SearchIndex.foldCount || removed * 16 >= through) }
+        /// they are at least an eighth of the records it took in (see the type's comment).
+        var removalsDue: Bool { removed > 0 && (removed <= SearchIndex.foldCount || removed * 8 >= through) }
 
         /// The pending new and changed records (an upper bound: deleted new ids count too), with
         /// the removed ones when due.
