@@ -16,10 +16,18 @@ extension WriteContext {
         let perStatement = sql.many.rows
         // Every id above `floor` is a row of this call (nil until a chunk needs it).
         var floor: Int64?
+        // True while the table's highest id is below ids given out before (deleted since): rows
+        // then go one at a time, each numbered above those, until one is written.
+        var belowFloor = false
         var start = 0
         while start < count {
-            let n = count - start >= perStatement ? perStatement : 1
-            if n > 1 && floor == nil { floor = try Store.scalar(connection, sql.maxID) }
+            var n = count - start >= perStatement ? perStatement : 1
+            if n > 1 && floor == nil {
+                let highest = try Store.scalar(connection, sql.maxID)
+                floor = highest
+                if let idFloor = sql.idFloor { belowFloor = try Store.scalar(connection, idFloor) > highest }
+            }
+            if belowFloor { n = 1 }
             let stmt = try prepare(n == 1 ? sql.one : sql.many.sql)
             for k in 0..<n { bind(stmt, Int32(sql.perRow * k + 1), start + k) }
             try stmt.run()
@@ -40,7 +48,10 @@ extension WriteContext {
                     lookup.reset()
                 }
             }
-            if written > 0 { floor = last }
+            if written > 0 {
+                floor = last
+                belowFloor = false
+            }
             start += n
         }
         return ids

@@ -12,8 +12,8 @@ enum MessageIDFloor {
     static let migrationName = "0008_messages_numbered_by_floor"
     static let key = "message_id_floor"
 
-    /// The id of an insert's first row: above every message id the store ever had.
-    static let nextID = "(SELECT max(coalesce((SELECT max(id) FROM messages), 0), coalesce((SELECT value FROM meta WHERE key = '\(key)'), 0)) + 1)"
+    /// The highest message id the store ever had: a new message is numbered above it.
+    static let floor = "SELECT max(coalesce((SELECT max(id) FROM messages), 0), coalesce((SELECT value FROM meta WHERE key = '\(key)'), 0))"
 
     /// Copies `messages` into a table without AUTOINCREMENT (ids, columns and indexes kept) and
     /// keeps its counter as the floor: the ids its AUTOINCREMENT gave out stay given out.

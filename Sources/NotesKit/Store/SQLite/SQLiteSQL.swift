@@ -9,18 +9,18 @@ extension StoreSQL {
         let feed = "seq, last_seq, kind, entity_id, at, revision, entries, uids"
         // New rows of `table`, 64 a statement: SQLite's work per statement (AUTOINCREMENT's
         // bookkeeping included) is then paid once per chunk; the write lock numbers one
-        // statement's rows consecutively. With `firstID` (SQL), the first row gets that id and
-        // the others follow it (messages: see `MessageIDFloor`).
-        func inserts(_ table: String, _ columns: [String], firstID: String? = nil) -> RowInserts {
+        // statement's rows consecutively, after the table's highest id. With `floor` (SQL: the id
+        // every new row must be above), the one-row statement numbers its row above it (messages:
+        // see `MessageIDFloor`).
+        func inserts(_ table: String, _ columns: [String], floor: String? = nil) -> RowInserts {
             let values = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            let row = firstID == nil ? "(\(values))" : "(NULL, \(values))"
-            let first = firstID.map { "(\($0), \(values))" } ?? row
-            let named = (firstID == nil ? columns : ["id"] + columns).joined(separator: ", ")
-            let head = "INSERT INTO \(table)(\(named)) VALUES "
+            let head = "INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES "
+            let one = floor.map { "INSERT INTO \(table)(id, \(columns.joined(separator: ", "))) VALUES ((\($0)) + 1, \(values))" }
             let tail = " ON CONFLICT(uid) DO NOTHING"
-            return RowInserts(one: head + first + tail,
-                              many: MultiRow(sql: head + ([first] + Array(repeating: row, count: 63)).joined(separator: ", ") + tail, rows: 64),
+            return RowInserts(one: (one ?? head + "(\(values))") + tail,
+                              many: MultiRow(sql: head + Array(repeating: "(\(values))", count: 64).joined(separator: ", ") + tail, rows: 64),
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
+                              idFloor: floor,
                               idByUID: "SELECT id FROM \(table) WHERE uid = ?")
         }
         return StoreSQL(
@@ -71,7 +71,7 @@ extension StoreSQL {
                 byUID: "SELECT \(message) FROM messages WHERE uid = ?",
                 uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
                 inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"],
-                                 firstID: MessageIDFloor.nextID),
+                                 floor: MessageIDFloor.floor),
                 delete: "DELETE FROM messages WHERE id = ?",
                 deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content",
                 keepDeletedIDs: "INSERT INTO meta(key, value) VALUES ('\(MessageIDFloor.key)', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
