@@ -41,7 +41,7 @@ def main() -> None:
               f"(load average {os.getloadavg()[0]:.2f} before building)")
         ctx = build(folder, args.messages, args.conversations, rounds=1)
         # Enough calls for one cycle: the removed records reach an eighth of the index.
-        calls = args.messages // 8 // args.batch + 1
+        calls = -(-args.messages // 8 // args.batch)
         ids = random.Random(16).sample(range(1, args.messages + 1), min(args.messages, 2 * calls * args.batch))
         ours_total = peer_total = 0.0
         print(f"{'call':>4} {'noteskit':>12} {'peer':>12}  {'ratio':>7}  {'load':>5}  removed records pending after it")
