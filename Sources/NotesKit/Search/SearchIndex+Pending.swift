@@ -11,8 +11,9 @@ import Glibc
 ///   `meta`; ids only grow): no write at all;
 /// - an indexed record that is changed gets a row in `search_pending` (under the kind's number)
 ///   holding the grams the index has for it (its text as indexed), unless it has one already;
-/// - an indexed record that is removed gets such a row under the kind's *removed* number
-///   (``SearchIndex/removedKind``), and `meta` counts them (``SearchIndex/removedKey``).
+/// - an indexed record that is removed gets a row under the kind's *removed* number
+///   (``SearchIndex/removedKind``), numbered in the order of removal, holding its id and those
+///   grams, and `meta` counts them (``SearchIndex/removedKey``).
 ///
 /// A search checks the new and changed records against the query directly (they are few) and
 /// adds the matches to the index's candidates; the index's stale entries of changed or removed
@@ -76,26 +77,51 @@ extension SearchIndex {
 
     /// Notes that the records `old`, whose texts were those, are gone: those the index has (and that
     /// are not pending as changed already: the fold finds those gone) are kept among the kind's
-    /// removed records with their grams. Returns how many were added. O(their text + k log n).
+    /// removed records, each in a row holding its id and grams, numbered on from the kind's last
+    /// one (so that a bulk delete appends its rows, instead of spreading them over the table).
+    /// Returns how many were added. O(their text + k log n).
     func willRemove(_ db: Connection, _ old: [Document]) throws -> Int {
         let through = try indexedThrough(db)
-        let insert = try db.prepare("""
-            INSERT INTO search_pending(kind, id, grams) SELECT ?, ?, ?
-            WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE kind = ? AND id = ?) ON CONFLICT DO NOTHING
-            """)
+        let last = try db.prepare("SELECT coalesce(max(id), 0) FROM search_pending WHERE kind = ?")
+        last.bind(1, removedKind)
+        var number = try last.step() ? last.int64(0) : 0
+        last.reset()
+        let changed = try db.prepare("SELECT 1 FROM search_pending WHERE kind = ? AND id = ?")
+        let insert = try db.prepare("INSERT INTO search_pending(kind, id, grams) VALUES (?, ?, ?)")
         var builder = KeyBuilder()
         defer { builder.release() }
         var grams: [UInt64] = []
+        var bytes: [UInt8] = []
         var added = 0
         for document in old where document.id <= through {
+            changed.reset()
+            changed.bind(1, kind).bind(2, document.id)
+            let isChanged = try changed.step()
+            changed.reset()
+            if isChanged { continue }
             Self.sortedGrams(of: document, builder: &builder, into: &grams)
+            bytes.removeAll(keepingCapacity: true)
+            Postings.append(UInt64(bitPattern: document.id), to: &bytes)
+            var previous: UInt64 = 0
+            for gram in grams {
+                Postings.append(gram - previous, to: &bytes)
+                previous = gram
+            }
+            number += 1
             insert.reset()
-            insert.bind(1, removedKind).bind(2, document.id).bind(3, blob: Postings.encode(grams.lazy.map { Int64(bitPattern: $0) }))
-                .bind(4, kind).bind(5, document.id)
+            insert.bind(1, removedKind).bind(2, number).bind(3, blob: bytes)
             try insert.run()
-            added += db.changes
+            added += 1
         }
         return added
+    }
+
+    /// The record of a removed record's row (see ``willRemove(_:_:)``): its id, then its grams.
+    static func removedRecord(_ bytes: UnsafeRawBufferPointer) -> (id: Int64, grams: Set<UInt64>) {
+        var values: [Int64] = []
+        Postings.decode(bytes, into: &values)  // the id, then the grams' running sums from it
+        guard let id = values.first else { return (0, []) }
+        return (id, Set(values.dropFirst().map { UInt64(bitPattern: $0 &- id) }))
     }
 
     /// How many removed records are pending (see ``willRemove(_:_:)``). O(1).
@@ -179,13 +205,9 @@ extension SearchIndex {
         }
         current.reset()
         if removals {
-            let gone = try db.prepare("SELECT id, grams FROM search_pending WHERE kind = ? ORDER BY id")
+            let gone = try db.prepare("SELECT grams FROM search_pending WHERE kind = ? ORDER BY id")
             gone.bind(1, removedKind)
-            while try gone.step() {
-                var grams: [Int64] = []
-                gone.withBlob(1) { Postings.decode($0, into: &grams) }
-                removed.append((gone.int64(0), Set(grams.map { UInt64(bitPattern: $0) })))
-            }
+            while try gone.step() { removed.append(gone.withBlob(0) { Self.removedRecord($0) }) }
             gone.reset()
         }
         try remove(db, removed)

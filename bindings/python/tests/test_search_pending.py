@@ -171,7 +171,7 @@ def test_a_bulk_write_larger_than_a_fold_chunk_is_indexed_as_it_goes_and_finds_e
 
 
 def removed_pending(path):
-    """(removed messages waiting in the pending set, their count in meta)."""
+    """(rows of removed messages waiting in the pending set, their count in meta)."""
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT count(*) FROM search_pending WHERE kind = 3").fetchone()[0]
         counted = db.execute("SELECT value FROM meta WHERE key = 'message_search_removed'").fetchone()
