@@ -34,7 +34,7 @@ struct SearchTests {
             try? store.articles.delete(a.id)
         }
         try store.foldSearchIndex()
-        #expect(try store.read { try SearchIndex.articles.pendingCount($0) } == 0)
+        #expect(try store.read { try SearchIndex.articles.pendingState($0).count } == 0)
         let maintained = try dump(store)
         try store.reindex()
         let rebuilt = try dump(store)

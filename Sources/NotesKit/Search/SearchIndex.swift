@@ -26,6 +26,10 @@ struct SearchIndex: Sendable {
     /// The kind's number in `search_pending`, and its `meta` key of the highest indexed id.
     let kind: Int64
     let throughKey: String
+    /// The number of the kind's removed records in `search_pending`, and its `meta` key of how many
+    /// there are (see `SearchIndex+Pending.swift`).
+    var removedKind: Int64 { kind + 2 }
+    var removedKey: String { recordsTable == "articles" ? "article_search_removed" : "message_search_removed" }
 
     static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks", recordsTable: "articles",
                                       columns: [(title, "title"), (content, "content")], kind: 0, throughKey: "article_search_through")
@@ -77,8 +81,8 @@ struct SearchIndex: Sendable {
     }
 
     /// Removes many records' entries, given the grams the index holds for each: one by one for a
-    /// few, else each gram's postings are read once, filtered and written back. O(grams touched ·
-    /// their postings).
+    /// few, else gram by gram in key order, each gram's blocks read once and only those holding a
+    /// removed id written back. O(grams touched · their postings).
     func remove(_ db: Connection, _ records: [(id: Int64, grams: Set<UInt64>)]) throws {
         if records.count <= 8 {
             for record in records {
@@ -86,26 +90,69 @@ struct SearchIndex: Sendable {
             }
             return
         }
-        var removed: [UInt64: Set<Int64>] = [:]
+        var removed: [UInt64: [Int64]] = [:]
         for record in records {
-            for gram in record.grams { removed[gram, default: []].insert(record.id) }
+            for gram in record.grams { removed[gram, default: []].append(record.id) }
         }
-        let dropBlocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
-        let dropGram = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
         for (gram, ids) in removed.sorted(by: { $0.key < $1.key }) {
-            let kept = try postings(db, gram).filter { !ids.contains($0) }
-            dropBlocks.reset()
-            dropBlocks.bind(1, Int64(gram))
-            try dropBlocks.run()
-            if kept.isEmpty {
-                dropGram.reset()
-                dropGram.bind(1, Int64(gram))
-                try dropGram.run()
-                continue
+            try remove(db, ids.sorted(), gram: gram)
+        }
+    }
+
+    /// Removes the ascending `ids` from the postings of `gram`: the blocks holding one of them are
+    /// rewritten (a block keeps its key while its first id stays), the others are not touched.
+    private func remove(_ db: Connection, _ ids: [Int64], gram: UInt64) throws {
+        guard var row = try gramRow(db, gram) else { return }
+        var gone = 0
+        var next = 0  // the first of `ids` not yet passed
+        /// Drops the ids of `list` that are in `ids` (from `next` on), keeping `next` for the lists after it.
+        func filter(_ list: inout [Int64]) -> Bool {
+            guard let last = list.last else { return false }
+            while next < ids.count && ids[next] < list[0] { next += 1 }
+            guard next < ids.count && ids[next] <= last else { return false }
+            var kept = 0
+            for id in list {
+                while next < ids.count && ids[next] < id { next += 1 }
+                if next < ids.count && ids[next] == id { next += 1; continue }
+                list[kept] = id
+                kept += 1
             }
-            let chunks = Postings.chunks(kept)
-            for chunk in chunks.dropLast() { try putBlock(db, gram, Array(chunk)) }
-            try putGram(db, gram, df: Int64(kept.count), tail: Array(chunks.last ?? []))
+            gone += list.count - kept
+            let changed = kept < list.count
+            list.removeSubrange(kept...)
+            return changed
+        }
+        if Int64(row.tail.count) < row.df {
+            let blocks = try db.prepare("SELECT first, ids FROM \(blocksTable) WHERE gram = ? AND first <= ? ORDER BY first")
+            blocks.bind(1, Int64(gram)).bind(2, ids[ids.count - 1])
+            var rewritten: [(first: Int64, ids: [Int64])] = []
+            var block: [Int64] = []
+            while next < ids.count, try blocks.step() {
+                block.removeAll(keepingCapacity: true)
+                blocks.withBlob(1) { Postings.decode($0, into: &block) }
+                if filter(&block) { rewritten.append((blocks.int64(0), block)) }
+            }
+            blocks.reset()
+            for (first, kept) in rewritten {
+                if kept.first != first { try deleteBlock(db, gram, first: first) }
+                if let head = kept.first {
+                    let put = try db.prepare("INSERT OR REPLACE INTO \(blocksTable)(gram, first, ids) VALUES (?, ?, ?)")
+                    put.bind(1, Int64(gram)).bind(2, head).bind(3, blob: Postings.encode(kept))
+                    try put.run()
+                }
+            }
+        }
+        _ = filter(&row.tail)
+        guard gone > 0 else { return }
+        if row.df - Int64(gone) <= 0 {
+            let stmt = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
+            stmt.bind(1, Int64(gram))
+            try stmt.run()
+            let blocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
+            blocks.bind(1, Int64(gram))
+            try blocks.run()
+        } else {
+            try putGram(db, gram, df: row.df - Int64(gone), tail: row.tail)
         }
     }
 
@@ -128,16 +175,29 @@ struct SearchIndex: Sendable {
     static func grams(of document: Document) -> Set<UInt64> {
         var builder = KeyBuilder()
         defer { builder.release() }
-        var grams = Set<UInt64>()
+        var grams: [UInt64] = []
+        sortedGrams(of: document, builder: &builder, into: &grams)
+        return Set(grams)
+    }
+
+    /// Replaces `grams` with the document's grams, ascending and each once (`builder` is scratch).
+    static func sortedGrams(of document: Document, builder: inout KeyBuilder, into grams: inout [UInt64]) {
+        grams.removeAll(keepingCapacity: true)
         for (field, text) in document.fields {
             var text = text
             text.withUTF8 { builder.build($0, fold: true) }
             let key = builder.key
             guard let last = key.last else { continue }
-            for j in 0..<(key.count - 1) { grams.insert(Gram.make(key[j], UInt64(key[j + 1]), field: field)) }
-            grams.insert(Gram.make(last, Gram.end, field: field))
+            for j in 0..<(key.count - 1) { grams.append(Gram.make(key[j], UInt64(key[j + 1]), field: field)) }
+            grams.append(Gram.make(last, Gram.end, field: field))
         }
-        return grams
+        grams.sort()
+        var kept = 0
+        for gram in grams where kept == 0 || grams[kept - 1] != gram {
+            grams[kept] = gram
+            kept += 1
+        }
+        grams.removeSubrange(kept...)
     }
 
     /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise

@@ -1,13 +1,15 @@
 /// The search index's observer of writes (see `Store/WriteObserver.swift`): new records become
 /// pending for the index, changed and removed ones note the grams the index holds for them (see
 /// `SearchIndex+Pending.swift`), and before the transaction commits the pending set of each kind
-/// it wrote is folded into the index when it is large enough. New records' texts go to the
+/// it wrote is folded into the index when it is large enough (its removed records when due). New records' texts go to the
 /// transaction's ``GramPipeline`` of their kind, which builds their postings on the side.
 final class SearchIndexObserver: WriteObserver {
     /// Whether the transaction wrote searched articles or messages, and how many bytes of text.
     private var articles = false
     private var messages = false
     private var bytes = 0
+    /// Removed records the transaction added to the pending set, by search index kind.
+    private var removed: [Int64: Int] = [:]
     /// The postings of the transaction's new records, built on the side (by search index kind).
     private var pipelines: [Int64: GramPipeline] = [:]
 
@@ -25,7 +27,7 @@ final class SearchIndexObserver: WriteObserver {
         case .articleUpdated(let old, let new):
             try willChange(tx, .articles, Self.document(old), newBytes: new.title.utf8.count + new.content.utf8.count)
         case .articleDeleted(let old):
-            try willChange(tx, .articles, Self.document(old))
+            try willRemove(tx, .articles, [Self.document(old)])
         case .messagesCreated(let created):
             messages = true
             let pipeline = pipeline(.messages)
@@ -36,7 +38,7 @@ final class SearchIndexObserver: WriteObserver {
             }
             try foldIfLarge(tx)
         case .messagesDeleted(let deleted):
-            try remove(tx, deleted.map { SearchIndex.Document(id: $0.id, fields: [(SearchIndex.content, $0.content)]) })
+            try willRemove(tx, .messages, deleted.map { SearchIndex.Document(id: $0.id, fields: [(SearchIndex.content, $0.content)]) })
         case .conversationCreated, .conversationUpdated, .conversationDeleted:
             break
         }
@@ -45,6 +47,11 @@ final class SearchIndexObserver: WriteObserver {
     /// Folds the pending set of each kind this transaction wrote into the index when it is large
     /// enough (or the transaction wrote much text).
     func beforeCommit(_ tx: WriteContext) throws {
+        for (kind, count) in removed where count > 0 {
+            let index: SearchIndex = kind == SearchIndex.articles.kind ? .articles : .messages
+            try index.setRemovedCount(tx.connection, try index.removedCount(tx.connection) + Int64(count))
+        }
+        removed = [:]
         let force = bytes > SearchIndex.foldBytes
         if articles { try SearchIndex.articles.foldIfDue(tx.connection, force: force, pipeline: pipelines[SearchIndex.articles.kind]) }
         if messages { try SearchIndex.messages.foldIfDue(tx.connection, force: force, pipeline: pipelines[SearchIndex.messages.kind]) }
@@ -78,20 +85,21 @@ final class SearchIndexObserver: WriteObserver {
         bytes += newBytes
     }
 
-    /// Removes messages from the index: a few become pending; many (a conversation) leave the
-    /// index at once, in one pass over their grams' postings.
-    private func remove(_ tx: WriteContext, _ documents: [SearchIndex.Document]) throws {
-        guard documents.count > 64 else {
-            for document in documents { try willChange(tx, .messages, document) }
-            return
+    /// Notes that the records whose texts were `old` are gone (see ``SearchIndex/willRemove(_:_:)``).
+    private func willRemove(_ tx: WriteContext, _ index: SearchIndex, _ old: [SearchIndex.Document]) throws {
+        if let pipeline = pipelines[index.kind], let first = pipeline.firstId, old.contains(where: { $0.id >= first }) {
+            pipeline.invalidate()
         }
-        let through = try SearchIndex.messages.indexedThrough(tx.connection)
-        try SearchIndex.messages.remove(tx.connection, documents.filter { $0.id <= through }.map { ($0.id, SearchIndex.grams(of: $0)) })
+        removed[index.kind, default: 0] += try index.willRemove(tx.connection, old)
+        if index.kind == SearchIndex.articles.kind { articles = true } else { messages = true }
     }
 }
 
 extension SearchIndex {
+    /// Folds the pending new and changed records in when they are ``foldCount`` (due removed
+    /// records counted too), or when `force`d; the removed ones too when due.
     func foldIfDue(_ db: Connection, force: Bool, pipeline: GramPipeline?) throws {
-        if try force || pendingCount(db) >= Self.foldCount { try fold(db, pipeline: pipeline) }
+        let state = try pendingState(db)
+        if force || state.count >= Self.foldCount { try fold(db, pipeline: pipeline, removals: state.removalsDue) }
     }
 }

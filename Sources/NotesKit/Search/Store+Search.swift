@@ -7,6 +7,8 @@ extension Store {
             try SearchIndex.articles.rebuild(tx.connection)
             try SearchIndex.messages.rebuild(tx.connection)
             try tx.connection.execute("DELETE FROM search_pending")
+            try SearchIndex.articles.setRemovedCount(tx.connection, 0)
+            try SearchIndex.messages.setRemovedCount(tx.connection, 0)
         }
     }
 
@@ -28,8 +30,8 @@ extension Store {
     /// `SearchIndex+Pending.swift`). For tests and benchmarks. O(pending text).
     func foldSearchIndex() throws {
         try write { tx in
-            try SearchIndex.articles.fold(tx.connection)
-            try SearchIndex.messages.fold(tx.connection)
+            try SearchIndex.articles.fold(tx.connection, removals: true)
+            try SearchIndex.messages.fold(tx.connection, removals: true)
         }
     }
 }

@@ -35,8 +35,8 @@ extension WriteContext {
     /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of
     /// the same call has) is not written.
     ///
-    /// Returns each row's new id, or nil for a row not written. AUTOINCREMENT under the write lock
-    /// numbers one statement's rows consecutively, so a chunk without a conflict needs no lookup;
+    /// Returns each row's new id, or nil for a row not written. The write lock numbers one
+    /// statement's rows consecutively, so a chunk without a conflict needs no lookup;
     /// a chunk with one looks its uids up once. O(count · log n).
     func insertRows(count: Int, _ sql: StoreSQL.RowInserts, bind: (Statement, Int32, Int) -> Void,
                     uid: (Int) -> String) throws -> [Int64?] {
@@ -44,10 +44,18 @@ extension WriteContext {
         let perStatement = sql.many.rows
         // Every id above `floor` is a row of this call (nil until a chunk needs it).
         var floor: Int64?
+        // True while the table's highest id is below ids given out before (deleted since): rows
+        // then go one at a time, each numbered above those, until one is written.
+        var belowFloor = false
         var start = 0
         while start < count {
-            let n = count - start >= perStatement ? perStatement : 1
-            if n > 1 && floor == nil { floor = try Store.scalar(connection, sql.maxID) }
+            var n = count - start >= perStatement ? perStatement : 1
+            if n > 1 && floor == nil {
+                let highest = try Store.scalar(connection, sql.maxID)
+                floor = highest
+                if let idFloor = sql.idFloor { belowFloor = try Store.scalar(connection, idFloor) > highest }
+            }
+            if belowFloor { n = 1 }
             let stmt = try prepare(n == 1 ? sql.one : sql.many.sql)
             for k in 0..<n { bind(stmt, Int32(sql.perRow * k + 1), start + k) }
             try stmt.run()
@@ -68,7 +76,10 @@ extension WriteContext {
                     lookup.reset()
                 }
             }
-            if written > 0 { floor = last }
+            if written > 0 {
+                floor = last
+                belowFloor = false
+            }
             start += n
         }
         return ids

@@ -69,14 +69,17 @@ struct StoreSQL: Sendable {
     /// The statements of ``WriteContext/insertRows(count:_:bind:uid:)``: new rows of one table,
     /// each written unless its uid is there already (`ON CONFLICT (uid) DO NOTHING`).
     struct RowInserts: Sendable {
-        /// Binds: one row's `perRow` values.
+        /// Binds: one row's `perRow` values. Numbers its row above ``idFloor`` when there is one.
         var one: String
-        /// The same for `many.rows` rows at once.
+        /// The same for `many.rows` rows at once, numbered after the table's highest id.
         var many: MultiRow
         /// Parameters a row.
         var perRow: Int
         /// Returns: 0 the highest id of the table, 0 when it is empty.
         var maxID: String
+        /// Returns: 0 the id every new row must be above (the highest ever given out), for a table
+        /// that numbers new rows after its highest stored id; nil when new ids never come back.
+        var idFloor: String?
         /// Binds: 1 uid. Returns: 0 the id of the row with that uid.
         var idByUID: String
     }
@@ -178,6 +181,10 @@ struct StoreSQL: Sendable {
         var delete: String
         /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2 content.
         var deleteReturning: String
+        /// Run after every delete of messages, so that no id is ever given out again. Binds: 1 the
+        /// highest id of the messages deleted. Nil for a backend whose new ids never come back
+        /// anyway (ids from a sequence).
+        var keepDeletedIDs: String?
         /// Binds: 1 conversation_id, 2 from (ms, inclusive), 3 to (exclusive), 4 from_me,
         /// 5 content. Returns: 0 how many messages match exactly.
         var countSame: String

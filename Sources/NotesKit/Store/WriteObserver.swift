@@ -31,7 +31,22 @@ protocol WriteObserver: AnyObject {
 extension WriteContext {
     /// The observers of every write after the change feed, in the order they are told. A new
     /// follower of the records (another index, a cache) is added here.
-    static func makeObservers() -> [any WriteObserver] { [SearchIndexObserver()] }
+    static func makeObservers() -> [any WriteObserver] { [SearchIndexObserver(), MessageIDKeeper()] }
+}
+
+/// Keeps the ids of deleted messages from being given out again, where the backend numbers new
+/// rows after the highest stored id (``StoreSQL/Messages/keepDeletedIDs``; SQLite: see
+/// `MessageIDFloor`). The feed, the search index and id-keyed caches rely on it.
+final class MessageIDKeeper: WriteObserver {
+    func observe(_ change: RecordChange, in tx: WriteContext) throws {
+        guard case .messagesDeleted(let messages) = change, let highest = messages.lazy.map(\.id).max(),
+              let keep = tx.connection.sql.messages.keepDeletedIDs else { return }
+        let stmt = try tx.prepare(keep)
+        stmt.bind(1, highest)
+        try stmt.run()
+    }
+
+    func beforeCommit(_ tx: WriteContext) throws {}
 }
 
 /// The change feed's observer: appends every announced change to the feed, in the same

@@ -387,6 +387,52 @@ def test_message_ids_are_never_reused_after_a_delete(store):
     assert conv.send("next").id > last.id
 
 
+def test_message_ids_are_never_reused_after_bulk_deletes_of_the_newest(store):
+    alice, bob = store.conversations.create("Alice"), store.conversations.create("Bob")
+    made = store.messages.insert_many(alice.id, [{"content": f"m{i}", "from_me": True} for i in range(100)])
+    store.messages.delete_many([m.id for m in made[-10:]])
+    again = store.messages.insert_many(bob.id, [{"content": f"n{i}", "from_me": False} for i in range(70)])
+    assert again[0].id == made[-1].id + 1 and [m.id for m in again] == list(range(again[0].id, again[0].id + 70))
+    store.messages.delete_range(bob.id, None, None)
+    assert alice.send("after a range").id == again[-1].id + 1
+    newest = bob.send("the newest")
+    bob.delete()
+    assert alice.send("after a conversation").id == newest.id + 1
+
+
+def test_a_reimport_after_deleting_the_newest_messages_numbers_them_anew(tmp_path):
+    with nk.Store.open(tmp_path / "s.db") as store:
+        conv = store.conversations.create("Alice")
+        made = store.messages.insert_many(conv.id, [{"content": f"m{i}", "from_me": True} for i in range(300)])
+        store.export(tmp_path / "backup.json")
+        store.messages.delete_many([m.id for m in made[-150:]])
+        # The first 150 are there (skipped: bulk inserts meet them), the last 150 come back.
+        store.import_(tmp_path / "backup.json")
+        back = store.messages.history(conv.id, limit=150).items
+        assert [m.uid for m in back] == [m.uid for m in made[-150:]]
+        assert [m.id for m in back] == list(range(made[-1].id + 1, made[-1].id + 151))
+
+
+def test_a_store_from_before_plain_message_ids_keeps_its_deleted_ids_given_out(db_path):
+    import sqlite3
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("Alice")
+        sent = [conv.send(f"m{i}") for i in range(3)]
+    with sqlite3.connect(db_path) as db:  # as before migration 0008: AUTOINCREMENT's counter says 3 ids were given out
+        db.execute("DELETE FROM messages WHERE id = ?", (sent[2].id,))
+        db.execute("DELETE FROM meta WHERE key = 'message_id_floor'")
+        db.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('messages', ?)", (sent[2].id,))
+        db.execute("DELETE FROM migrations WHERE name = '0008_messages_numbered_by_floor'")
+    with nk.Store.open(db_path) as store:
+        assert [m.id for m in store.messages.history(conv.id).items] == [sent[0].id, sent[1].id]
+        assert conv.id == store.conversations.get(conv.id).id
+        assert store.messages.send(conv.id, "next").id == sent[2].id + 1
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_sequence WHERE name = 'messages'").fetchone() == (0,)
+        assert "AUTOINCREMENT" not in db.execute("SELECT sql FROM sqlite_schema WHERE name = 'messages'").fetchone()[0]
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
 # ---- change feed ------------------------------------------------------------------------------
 
 def test_the_change_feed_covers_conversations_and_messages(store):

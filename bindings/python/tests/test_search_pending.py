@@ -23,7 +23,8 @@ def pending(path):
     with sqlite3.connect(path) as db:
         through = db.execute("SELECT value FROM meta WHERE key = 'article_search_through'").fetchone()[0]
         newer = db.execute("SELECT count(*) FROM articles WHERE id > ?", (through,)).fetchone()[0]
-        changed = db.execute("SELECT count(*) FROM search_pending WHERE kind = 0").fetchone()[0]
+        # Changed articles are listed under kind 0, removed ones under kind 2.
+        changed = db.execute("SELECT count(*) FROM search_pending WHERE kind IN (0, 2)").fetchone()[0]
         return newer, changed
 
 
@@ -167,3 +168,52 @@ def test_a_bulk_write_larger_than_a_fold_chunk_is_indexed_as_it_goes_and_finds_e
         counts = sqlite3.connect(tmp_path / "bulk.db").execute(
             "SELECT count(*) FROM search_pending").fetchone()[0]
         assert counts == 0
+
+
+def removed_pending(path):
+    """(rows of removed messages waiting in the pending set, their count in meta)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT count(*) FROM search_pending WHERE kind = 3").fetchone()[0]
+        counted = db.execute("SELECT value FROM meta WHERE key = 'message_search_removed'").fetchone()
+        return rows, counted[0] if counted else 0
+
+
+def test_a_bulk_delete_leaves_the_index_by_the_batch_and_every_search_stays_exact(db_path, monkeypatch):
+    with nk.Store.open(db_path) as store:
+        a, b = store.conversations.create("a"), store.conversations.create("b")
+        for conv in (a, b):
+            store.messages.insert_many(conv.id, [{"content": f"word {i} 天气{i % 7} {'rare' if i % 97 == 0 else 'x'}",
+                                                  "from_me": i % 2 == 0, "sent_at": BASE + timedelta(minutes=i)}
+                                                 for i in range(3000)])
+        ids = [m.id for c in (a, b) for m in store.messages.select(conversation=c.id)]
+        assert len(ids) == 6000
+        doomed = ids[::10]  # 600: more than a fold's few, less than an eighth of the index
+        store.messages.delete_many(doomed)
+        assert removed_pending(db_path) == (600, 600)
+        folded = index_rows(db_path)
+        stored = [m for m in store.messages.select()]
+
+        def check():
+            for plan in PLANS:
+                monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+                for conversation in (None, a.id):
+                    for q in ("rare", "天气3", "word 12", "气", "x"):
+                        expected = oracle.search_messages(stored, q, conversation, False)
+                        got = [(h.message.id, h.spans) for h in
+                               store.messages.search_iter(q, conversation=conversation, batch_size=200)]
+                        assert got == expected, (plan, q, conversation)
+            monkeypatch.delenv("NOTESKIT_SEARCH_PLAN")
+
+        check()
+        # Sends neither fold the removed records out nor count them.
+        b.send("a rare one")
+        assert removed_pending(db_path) == (600, 600) and index_rows(db_path) == folded
+        # Once the removed records are an eighth of the index, the write that makes them so takes
+        # them all out: the index then holds what a rebuild holds.
+        store.messages.delete_many(ids[5::10][:200])
+        assert removed_pending(db_path) == (0, 0)
+        stored = [m for m in store.messages.select()]
+        check()
+        maintained = index_rows(db_path)
+        store.reindex()
+        assert index_rows(db_path) == maintained

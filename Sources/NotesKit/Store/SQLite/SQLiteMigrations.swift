@@ -133,6 +133,10 @@ enum SQLiteSchema {
             guard try has.step(), has.int64(0) == 0 else { return }
             try db.execute("ALTER TABLE drafts ADD COLUMN unsaved INTEGER NOT NULL DEFAULT 1")
         }),
+        // A send writes one page less: messages are numbered without AUTOINCREMENT (whose counter
+        // row in `sqlite_sequence` every insert rewrote); ids stay never reused through the
+        // `message_id_floor` in `meta` (see `MessageIDFloor.swift`).
+        Migration(name: MessageIDFloor.migrationName, sql: "", then: MessageIDFloor.migrate, rebuildsTables: true),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {

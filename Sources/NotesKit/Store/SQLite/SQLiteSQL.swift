@@ -8,15 +8,19 @@ extension StoreSQL {
         let message = "id, uid, conversation_id, content, from_me, sent_at, sender"
         let feed = "seq, last_seq, kind, entity_id, at, revision, entries, uids"
         // New rows of `table`, 64 a statement: SQLite's work per statement (AUTOINCREMENT's
-        // bookkeeping included) is then paid once per chunk; AUTOINCREMENT under the write lock
-        // numbers one statement's rows consecutively.
-        func inserts(_ table: String, _ columns: [String]) -> RowInserts {
-            let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        // bookkeeping included) is then paid once per chunk; the write lock numbers one
+        // statement's rows consecutively, after the table's highest id. With `floor` (SQL: the id
+        // every new row must be above), the one-row statement numbers its row above it (messages:
+        // see `MessageIDFloor`).
+        func inserts(_ table: String, _ columns: [String], floor: String? = nil) -> RowInserts {
+            let values = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             let head = "INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES "
+            let one = floor.map { "INSERT INTO \(table)(id, \(columns.joined(separator: ", "))) VALUES ((\($0)) + 1, \(values))" }
             let tail = " ON CONFLICT(uid) DO NOTHING"
-            return RowInserts(one: head + row + tail,
-                              many: MultiRow(sql: head + Array(repeating: row, count: 64).joined(separator: ", ") + tail, rows: 64),
+            return RowInserts(one: (one ?? head + "(\(values))") + tail,
+                              many: MultiRow(sql: head + Array(repeating: "(\(values))", count: 64).joined(separator: ", ") + tail, rows: 64),
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
+                              idFloor: floor,
                               idByUID: "SELECT id FROM \(table) WHERE uid = ?")
         }
         func gramWrites(_ table: String) -> SearchTables {
@@ -72,9 +76,11 @@ extension StoreSQL {
                 byID: "SELECT \(message) FROM messages WHERE id = ?",
                 byUID: "SELECT \(message) FROM messages WHERE uid = ?",
                 uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
-                inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"]),
+                inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"],
+                                 floor: MessageIDFloor.floor),
                 delete: "DELETE FROM messages WHERE id = ?",
                 deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content",
+                keepDeletedIDs: "INSERT INTO meta(key, value) VALUES ('\(MessageIDFloor.key)', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 // By the index (conversation_id, sent_at, id).
