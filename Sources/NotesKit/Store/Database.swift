@@ -317,18 +317,7 @@ final class Statement {
     /// without a `String`; a column that is not a uid (a damaged file) as its stored text.
     func withUIDText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let (high, low) = uidHalves(column) else { return try withUTF8(column) { try body(UnsafeRawBufferPointer($0)) } }
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
-        return try withUnsafeMutableBytes(of: &text) { out in
-            var at = 0
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
-                let byte = UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i & 7)))
-                out[at] = hexDigit(byte >> 4)
-                out[at + 1] = hexDigit(byte & 0x0F)
-                at += 2
-            }
-            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
-        }
+        return try UID.withText(high: high, low: low, body)
     }
 
     func optionalUID(_ column: Int32) -> String? {
@@ -411,8 +400,3 @@ final class Statement {
         isNull(column) ? nil : withBlob(column) { Array($0) }
     }
 }
-
-/// The lower-case hex digit of `nibble` (0...15), as ASCII (arithmetic, not a global table: a
-/// table is a lazily made global, checked on every use of a million-row scan).
-@inline(__always)
-private func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }

@@ -169,3 +169,19 @@ def test_get_on_a_closed_store_is_a_closed_error_and_of_a_missing_id_not_found(t
     s.close()
     with pytest.raises(nk.ClosedError):
         s.articles.get(a.id)
+
+
+def test_uids_come_back_as_the_lowercase_text_they_were_given_whatever_their_digits(store):
+    import uuid
+
+    given = ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+             "01234567-89ab-cdef-0123-456789ABCDEF", "a9b8c7d6-e5f4-0312-2130-4f5e6d7c8b9a"]
+    given += [str(uuid.UUID(int=random_bits)) for random_bits in (1 << 127, (1 << 64) - 1, 0x0F1E2D3C4B5A69788796A5B4C3D2E1F0)]
+    made = store.articles.create_many([{"title": f"t{k}", "content": "c", "uid": u} for k, u in enumerate(given)])
+    made += store.articles.create_many([{"title": "fresh", "content": "c"} for _ in range(50)])
+    expected = [str(uuid.UUID(u)) for u in given] + [a.uid for a in made[len(given):]]
+    assert [a.uid for a in made] == expected
+    assert [store.articles.get(a.id).uid for a in made] == expected
+    by_page = {a.id: a.uid for a in store.articles.list(limit=len(made)).items}
+    assert [by_page[a.id] for a in made] == expected
+    assert all(str(uuid.UUID(u)) == u for u in expected)
