@@ -242,7 +242,7 @@ int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records
  * then *out_row == buffer and there is nothing to free; else into new memory (owned: free with
  * nk_free when *out_row != buffer). buffer may be NULL (capacity is then ignored). The hottest
  * call: a caller reusing one buffer pays no allocation and no nk_free. */
-int32_t nk_article_get(nk_store *store, int64_t id, char *buffer, int64_t capacity, char **out_row);
+int32_t nk_article_get(nk_store *store, int64_t id, void *buffer, int64_t capacity, char **out_row);
 
 /* Changes title and/or content (nullable: NULL keeps the field). expected_revision > 0 makes the
  * call fail with NK_E_CONFLICT unless the stored revision equals it; 0 skips the check.
