@@ -47,7 +47,7 @@ def worker(path: str, n: int, calls: int) -> Dict[str, float]:
     def raw_get() -> float:
         start = time.perf_counter()
         for i in ids:
-            _ffi.nk_article_get(handle, i, byref(out))
+            _ffi.nk_article_get(handle, i, None, 0, byref(out))
             _ffi.nk_free(out)
         return (time.perf_counter() - start) / len(ids)
 
@@ -69,7 +69,7 @@ def worker(path: str, n: int, calls: int) -> Dict[str, float]:
         def loop() -> None:
             mine = c_void_p()
             for i in ids:
-                _ffi.nk_article_get(handle, i, byref(mine))
+                _ffi.nk_article_get(handle, i, None, 0, byref(mine))
                 _ffi.nk_free(mine)
         threads = [threading.Thread(target=loop) for _ in range(4)]
         start = time.perf_counter()

@@ -104,7 +104,7 @@ struct ArrowArrayStream {
 #endif  // ARROW_C_STREAM_INTERFACE
 
 /* The ABI version this header describes; compare with nk_abi_version() before any other call. */
-#define NK_ABI_VERSION 4
+#define NK_ABI_VERSION 5
 
 /* Status codes. */
 #define NK_OK 0
@@ -248,8 +248,11 @@ int32_t nk_article_create(nk_store *store, const char *title, const char *conten
  * content; the revision is 1. */
 int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 
-/* *out_row (owned): the article with id. */
-int32_t nk_article_get(nk_store *store, int64_t id, char **out_row);
+/* *out_row: the article with id, packed into the caller's buffer (capacity bytes) when it fits:
+ * then *out_row == buffer and there is nothing to free; else into new memory (owned: free with
+ * nk_free when *out_row != buffer). buffer may be NULL (capacity is then ignored). The hottest
+ * call: a caller reusing one buffer pays no allocation and no nk_free. */
+int32_t nk_article_get(nk_store *store, int64_t id, void *buffer, int64_t capacity, char **out_row);
 
 /* Changes title and/or content (nullable: NULL keeps the field). expected_revision > 0 makes the
  * call fail with NK_E_CONFLICT unless the stored revision equals it; 0 skips the check.

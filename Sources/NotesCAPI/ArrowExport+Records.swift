@@ -181,12 +181,26 @@ extension PackedRow {
     /// `texts` (the first is the uid, stored as 16 bytes; a NULL one is length -1), in one allocation
     /// (no `String` per field).
     static func owned(_ row: RawRow, ints: [Int], texts: [Int]) throws -> UnsafeMutablePointer<CChar> {
+        try write(row, ints: ints, texts: texts, into: nil, capacity: 0)
+    }
+
+    /// The same row written into the caller's `buffer` when it fits in `capacity` bytes (no
+    /// allocation, and nothing for the caller to free: the answer is `buffer` itself), else
+    /// into new memory as ``owned(_:ints:texts:)``.
+    static func write(_ row: RawRow, ints: [Int], texts: [Int], into buffer: UnsafeMutableRawPointer?,
+                      capacity: Int64) throws -> UnsafeMutablePointer<CChar> {
         func withText<T>(_ k: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             k == 0 ? row.withUIDText(texts[k], body) : row.withUTF8(texts[k], body)
         }
         var size = 8 * (1 + ints.count + texts.count)
         for k in texts.indices { size += withText(k) { $0.count } }
-        guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory") }
+        let memory: UnsafeMutableRawPointer
+        if let buffer, Int64(size) <= capacity {
+            memory = buffer
+        } else {
+            guard let fresh = malloc(size) else { throw NotesError(.internalError, "out of memory") }
+            memory = fresh
+        }
         memory.storeBytes(of: Int64(size).littleEndian, as: Int64.self)
         var at = 8
         for c in ints { (memory + at).storeBytes(of: row.int64(c).littleEndian, as: Int64.self); at += 8 }

@@ -13,8 +13,13 @@ public func nk_article_create(_ handle: OpaquePointer?, _ title: UnsafePointer<C
 }
 
 @_cdecl("nk_article_get")
-public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ out: OutRow?) -> Int32 {
-    callRow(out, owned: { try store(handle).articles.withRow(id) { try PackedRow.owned($0, ints: articleRowInts, texts: articleRowTexts) } })
+public func nk_article_get(_ handle: OpaquePointer?, _ id: Int64, _ buffer: UnsafeMutableRawPointer?, _ capacity: Int64,
+                           _ out: OutRow?) -> Int32 {
+    callRow(out, owned: {
+        try store(handle).articles.withRow(id) {
+            try PackedRow.write($0, ints: articleRowInts, texts: articleRowTexts, into: buffer, capacity: capacity)
+        }
+    })
 }
 
 @_cdecl("nk_article_update")

@@ -6,7 +6,7 @@ import Glibc
 // Library identity, memory, errors, and the store handle. See include/noteskit.h.
 
 /// Bumped whenever an export's signature or meaning changes.
-let abiVersion: Int32 = 4
+let abiVersion: Int32 = 5
 let libraryVersion: StaticString = "0.1.0"
 
 @_cdecl("nk_abi_version")

@@ -29,7 +29,7 @@ struct HostileInputTests {
         var out: UnsafeMutablePointer<CChar>?
         #expect(nk_article_create(store, nil, "c", &out) == 1)
         #expect(nk_article_create(store, "t", "c", nil) == 1)
-        #expect(nk_article_get(nil, 1, &out) == 1)
+        #expect(nk_article_get(nil, 1, nil, 0, &out) == 1)
         #expect(nk_store_open(nil, 0, 0, nil) == 1)
         #expect(out == nil)
         #expect(lastErrorKind() == "invalid_argument")
@@ -53,11 +53,11 @@ struct HostileInputTests {
         #expect(nk_store_close(store) == 11)
         #expect(lastErrorKind() == "closed")
         var out: UnsafeMutablePointer<CChar>?
-        #expect(nk_article_get(store, 1, &out) == 11)
+        #expect(nk_article_get(store, 1, nil, 0, &out) == 11)
         let forged = OpaquePointer(bitPattern: 0xDEAD_BEEF_0001)
-        #expect(nk_article_get(forged, 1, &out) == 1)
+        #expect(nk_article_get(forged, 1, nil, 0, &out) == 1)
         let wrongKind = OpaquePointer(bitPattern: UInt(bitPattern: store) + 1)
-        #expect(nk_article_get(wrongKind, 1, &out) == 1)
+        #expect(nk_article_get(wrongKind, 1, nil, 0, &out) == 1)
     }
 
     @Test("a record is an owned packed row the caller frees: size, integers, text lengths, texts")

@@ -293,6 +293,13 @@ public final class ColumnBatch {
         for column in columns { column.reserve(rows: rows) }
     }
 
+    /// Makes room for `rows` rows, each string column for an eighth more bytes than the same column
+    /// of `model` holds: a scan's next batch sized like its last, so its buffers are not copied
+    /// again and again as they grow.
+    public func reserve(rows: Int, like model: ColumnBatch) {
+        for (column, other) in zip(columns, model.columns) { column.reserve(rows: rows, bytes: other.textBytes + other.textBytes / 8) }
+    }
+
     /// True when memory ran out while appending (the batch is then incomplete).
     public var failed: Bool { columns.contains { $0.failed } }
 

@@ -126,8 +126,9 @@ final class Connection: @unchecked Sendable {
     /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
     func prepare(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
-            cached.reset()
-            if !cached.inUse {
+            if cached.inUse {
+                cached.reset()
+            } else {  // (finishStatements left it reset, its bindings cleared)
                 cached.inUse = true
                 inUse.append(cached)
             }
@@ -198,34 +199,27 @@ final class Connection: @unchecked Sendable {
 ///
 /// SQLite's statements are held as themselves and stepped and read directly (no dynamic dispatch
 /// per column read, the hot path of every read); another backend's through ``DatabaseStatement``,
-/// as are every backend's binds, resets and finalizing (``backend``).
+/// as are every backend's binds, resets and finalizing (`other`).
 final class Statement {
-    private enum Backing {
-        case sqlite(SQLiteStatement)
-        case other(any DatabaseStatement)
-    }
-    private let backing: Backing
+    /// The statement when the backend is SQLite: its two pointers, read without a copy of an enum
+    /// payload or a retain (an outlined copy per column read cost a few percent of a scan).
+    private let lite: SQLiteStatement?
+    /// The statement through the protocol (every backend; used when `lite` is nil).
+    private let other: any DatabaseStatement
     /// Listed in the connection's statements to reset after the current call.
     var inUse = false
     /// A failed bind since the last reset, thrown by the next `step`.
     private var bindFailure: (any Error)?
 
     init(_ statement: any DatabaseStatement) {
-        if let sqlite = statement as? SQLiteStatement { backing = .sqlite(sqlite) } else { backing = .other(statement) }
+        lite = statement as? SQLiteStatement
+        other = statement
     }
 
-    /// The backend's statement, for all but stepping and reading columns.
-    private var backend: any DatabaseStatement {
-        switch backing {
-        case .sqlite(let s): s
-        case .other(let s): s
-        }
-    }
-
-    func finalize() { backend.finalize() }
+    func finalize() { other.finalize() }
 
     func reset() {
-        backend.reset()
+        other.reset()
         bindFailure = nil
     }
 
@@ -238,17 +232,17 @@ final class Statement {
 
     @discardableResult
     func bind(_ index: Int32, _ value: Int64?) -> Statement {
-        binding { try backend.bind(index, int64: value) }
+        binding { try other.bind(index, int64: value) }
     }
 
     @discardableResult
     func bind(_ index: Int32, _ value: String?) -> Statement {
-        binding { try backend.bind(index, text: value) }
+        binding { try other.bind(index, text: value) }
     }
 
     @discardableResult
     func bind(_ index: Int32, blob: [UInt8]) -> Statement {
-        binding { try blob.withUnsafeBytes { try backend.bind(index, blob: $0) } }
+        binding { try blob.withUnsafeBytes { try other.bind(index, blob: $0) } }
     }
 
     // MARK: - Uids
@@ -265,16 +259,17 @@ final class Statement {
             guard let (high, low) = UID.halves(uid) else {
                 throw NotesError.validation("uid", "a uid must be a UUID like 0b6f6c1e-3c1a-4f5e-9d2a-7f1c2b3a4d5e")
             }
-            try backend.bind(index, uid: high, low)
+            try other.bind(index, uid: high, low)
         }
     }
 
     /// The halves of a uid column, or nil when it holds anything else.
     @inline(__always)
     private func uidHalves(_ column: Int32) -> (high: UInt64, low: UInt64)? {
-        switch backing {
-        case .sqlite(let s): s.uid(column)
-        case .other(let s): s.uid(column)
+        if let s = lite {
+            s.uid(column)
+        } else {
+            other.uid(column)
         }
     }
 
@@ -289,18 +284,7 @@ final class Statement {
     /// without a `String`; a column that is not a uid (a damaged file) as its stored text.
     func withUIDText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let (high, low) = uidHalves(column) else { return try withUTF8(column) { try body(UnsafeRawBufferPointer($0)) } }
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
-        return try withUnsafeMutableBytes(of: &text) { out in
-            var at = 0
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = 45; at += 1 }  // "-"
-                let byte = UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i & 7)))
-                out[at] = hexDigit(byte >> 4)
-                out[at + 1] = hexDigit(byte & 0x0F)
-                at += 2
-            }
-            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
-        }
+        return try UID.withText(high: high, low: low, body)
     }
 
     func optionalUID(_ column: Int32) -> String? {
@@ -315,9 +299,10 @@ final class Statement {
             bindFailure = nil
             throw failure
         }
-        switch backing {
-        case .sqlite(let s): return try s.step()
-        case .other(let s): return try s.step()
+        if let s = lite {
+            return try s.step()
+        } else {
+            return try other.step()
         }
     }
 
@@ -346,16 +331,18 @@ final class Statement {
     // MARK: - Columns
 
     func isNull(_ column: Int32) -> Bool {
-        switch backing {
-        case .sqlite(let s): s.isNull(column)
-        case .other(let s): s.isNull(column)
+        if let s = lite {
+            s.isNull(column)
+        } else {
+            other.isNull(column)
         }
     }
 
     func int64(_ column: Int32) -> Int64 {
-        switch backing {
-        case .sqlite(let s): s.int64(column)
-        case .other(let s): s.int64(column)
+        if let s = lite {
+            s.int64(column)
+        } else {
+            other.int64(column)
         }
     }
 
@@ -364,9 +351,10 @@ final class Statement {
     }
 
     func text(_ column: Int32) -> String {
-        switch backing {
-        case .sqlite(let s): s.text(column)
-        case .other(let s): s.text(column)
+        if let s = lite {
+            s.text(column)
+        } else {
+            other.text(column)
         }
     }
 
@@ -376,17 +364,19 @@ final class Statement {
 
     /// Calls `body` with the column's UTF-8 bytes in place (valid until the next step or reset).
     func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        switch backing {
-        case .sqlite(let s): try s.withUTF8(column, body)
-        case .other(let s): try s.withUTF8(column, body)
+        if let s = lite {
+            try s.withUTF8(column, body)
+        } else {
+            try other.withUTF8(column, body)
         }
     }
 
     /// Calls `body` with the column's bytes in place (valid until the next step or reset).
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        switch backing {
-        case .sqlite(let s): try s.withBlob(column, body)
-        case .other(let s): try s.withBlob(column, body)
+        if let s = lite {
+            try s.withBlob(column, body)
+        } else {
+            try other.withBlob(column, body)
         }
     }
 
@@ -394,8 +384,3 @@ final class Statement {
         isNull(column) ? nil : withBlob(column) { Array($0) }
     }
 }
-
-/// The lower-case hex digit of `nibble` (0...15), as ASCII (arithmetic, not a global table: a
-/// table is a lazily made global, checked on every use of a million-row scan).
-@inline(__always)
-private func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }

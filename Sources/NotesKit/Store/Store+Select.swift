@@ -162,7 +162,9 @@ public final class Selection: Sendable {
             batch.endRow()
             if batch.count == Selection.batchRows || (batch.count & 63 == 0 && batch.largestText > Selection.batchTextBytes) {
                 run.batches.append(batch)
+                let full = batch
                 batch = makeBatch()
+                batch.reserve(rows: full.count, like: full)
                 if stopped.isSet { return nil }
             }
         }

@@ -61,18 +61,41 @@ public enum UID {
 
     /// The hyphenated lower-case text of a UUID given as two big-endian 64-bit halves.
     static func text(high: UInt64, low: UInt64) -> String {
-        let hex: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 36) { out in
-            var n = 0
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = 45; n += 1 }
-                let byte = UInt8(truncatingIfNeeded: i < 8 ? high >> (56 - 8 * i) : low >> (56 - 8 * (i - 8)))
-                out[n] = hex.utf8Start[Int(byte >> 4)]
-                out[n + 1] = hex.utf8Start[Int(byte & 15)]
-                n += 2
-            }
-            return n
+        withText(high: high, low: low) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The same text handed to `body` in place (36 bytes on the stack, no `String`): every uid a
+    /// read hands out is formatted here.
+    @inline(__always)
+    static func withText<T>(high: UInt64, low: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        // 8-4-4-4-12 hex digits: the 16 of `high`, then the 16 of `low`, with four dashes.
+        let a = hexDigits(UInt32(truncatingIfNeeded: high >> 32)), b = hexDigits(UInt32(truncatingIfNeeded: high))
+        let c = hexDigits(UInt32(truncatingIfNeeded: low >> 32)), d = hexDigits(UInt32(truncatingIfNeeded: low))
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
+        return try withUnsafeMutableBytes(of: &text) { out in
+            out.storeBytes(of: a.littleEndian, toByteOffset: 0, as: UInt64.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: b).littleEndian, toByteOffset: 9, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: b >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: c).littleEndian, toByteOffset: 19, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: c >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+            out.storeBytes(of: d.littleEndian, toByteOffset: 28, as: UInt64.self)
+            out[8] = 45; out[13] = 45; out[18] = 45; out[23] = 45  // "-"
+            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
         }
+    }
+
+    /// The 8 lower-case hex digits of `value` as ASCII, the most significant first in memory once stored
+    /// little-endian: all 8 at once in one register (a digit at a time cost 170 ns per uid, a seventh
+    /// of a page of articles; a table is a lazily made global, checked on every use).
+    @inline(__always)
+    private static func hexDigits(_ value: UInt32) -> UInt64 {
+        var v = UInt64(value)
+        v = ((v & 0xFFFF_0000) << 16) | (v & 0xFFFF)                            // 16-bit halves into 32-bit lanes
+        v = ((v & 0x0000_FF00_0000_FF00) << 8) | (v & 0x0000_00FF_0000_00FF)    // bytes into 16-bit lanes
+        v = ((v & 0x00F0_00F0_00F0_00F0) << 4) | (v & 0x000F_000F_000F_000F)    // nibbles into bytes: byte i = nibble i
+        let letters = ((v &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101  // 1 in each byte whose nibble is > 9
+        v = v &+ 0x3030_3030_3030_3030 &+ letters &* 39                           // "0"..."9", then "a" = "0" + 10 + 39
+        return v.byteSwapped                                                     // the most significant nibble first
     }
 
     /// The two big-endian 64-bit halves of a UUID string (hyphens ignored, either case), or nil

@@ -27,7 +27,7 @@ def test_null_arguments_are_invalid_arguments(handle):
     assert _ffi.nk_article_create(handle, None, b"c", byref(out)) == NK_E_INVALID_ARGUMENT
     assert last_error()["message"] == "title is NULL"
     assert _ffi.nk_article_create(handle, b"t", b"c", None) == NK_E_INVALID_ARGUMENT
-    assert _ffi.nk_article_get(None, 1, byref(out)) == NK_E_INVALID_ARGUMENT
+    assert _ffi.nk_article_get(None, 1, None, 0, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_open(None, 0, 0, byref(out)) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_open(b"/tmp/x.db", 0, 0, None) == NK_E_INVALID_ARGUMENT
     assert _ffi.nk_store_open(b"/tmp/x.db", 0x7F, 0, byref(out)) == NK_E_INVALID_ARGUMENT
@@ -52,7 +52,7 @@ def test_invalid_utf8_is_an_invalid_argument_and_writes_nothing(handle, bad):
 def test_forged_and_wrong_kind_handles_are_refused(handle):
     out = c_void_p()
     for forged in (1, 0xDEADBEEF0, 2 ** 60 + 1, handle + 16 * 1000, handle - 1 + 2):
-        status = _ffi.nk_article_get(forged, 1, byref(out))
+        status = _ffi.nk_article_get(forged, 1, None, 0, byref(out))
         assert status in (NK_E_INVALID_ARGUMENT, NK_E_CLOSED), forged
         assert "handle" in last_error()["message"]
 
@@ -63,13 +63,13 @@ def test_use_after_close_and_double_close_are_closed_errors():
     handle = out.value
     assert _ffi.nk_store_close(handle) == 0
     assert _ffi.nk_store_close(handle) == NK_E_CLOSED
-    assert _ffi.nk_article_get(handle, 1, byref(out)) == NK_E_CLOSED
+    assert _ffi.nk_article_get(handle, 1, None, 0, byref(out)) == NK_E_CLOSED
     assert last_error()["kind"] == "closed"
 
 
 def test_errors_are_per_thread(handle):
     out = c_void_p()
-    assert _ffi.nk_article_get(handle, 404, byref(out)) == 3
+    assert _ffi.nk_article_get(handle, 404, None, 0, byref(out)) == 3
     seen = {}
 
     def other():
@@ -109,8 +109,8 @@ def test_closing_a_store_while_other_threads_use_it_never_crashes():
 
 def test_huge_and_negative_numbers_are_handled(handle):
     out = c_void_p()
-    assert _ffi.nk_article_get(handle, -1, byref(out)) == 3
-    assert _ffi.nk_article_get(handle, 2 ** 63 - 1, byref(out)) == 3
+    assert _ffi.nk_article_get(handle, -1, None, 0, byref(out)) == 3
+    assert _ffi.nk_article_get(handle, 2 ** 63 - 1, None, 0, byref(out)) == 3
     assert _ffi.nk_article_list(handle, -(2 ** 63), None, NO_TIME, NO_TIME, 0, *page_out()) == NK_E_VALIDATION
     assert _ffi.nk_store_changes(handle, -5, 2 ** 63 - 1, *batch_out()) == NK_E_VALIDATION
 

@@ -130,3 +130,58 @@ def test_history_of_a_missing_conversation_is_not_found_and_of_an_empty_one_is_a
     for missing in (gone.id, 10_000):
         with pytest.raises(nk.NotFoundError):
             store.messages.history(missing)
+
+
+def test_get_gives_the_same_article_whether_its_row_fits_the_reused_buffer_or_not(store):
+    from noteskit._arrow import ROW_BUFFER_SIZE
+
+    # A packed article row: 64 bytes of numbers and lengths, the 36-byte uid, the title, the content.
+    room = ROW_BUFFER_SIZE - 64 - 36 - len("t".encode())
+    contents = ["x" * (room - 1), "x" * room, "x" * (room + 1), "长" * (room // 3), "长" * (room // 3 + 1)] + HOSTILE
+    made = store.articles.create_many([{"title": "t", "content": c} for c in contents])
+    got = [store.articles.get(a.id) for a in made]      # each get reuses (or outgrows) the same buffer
+    assert [as_fields(a) for a in got] == [as_fields(a) for a in made]
+    by_page = {a.id: a for a in store.articles.list(limit=len(made)).items}
+    assert [as_fields(by_page[a.id]) for a in got] == [as_fields(a) for a in got]
+    assert got[0].content == "x" * (room - 1) and got[1].content == "x" * room  # not overwritten by later gets
+
+
+def test_gets_on_many_threads_at_once_each_get_their_own_article(store):
+    from concurrent.futures import ThreadPoolExecutor
+
+    made = store.articles.create_many([{"title": f"t{k}", "content": HOSTILE[k % len(HOSTILE)][:5000] + str(k)}
+                                       for k in range(200)])
+
+    def read_all(offset: int) -> list:
+        return [as_fields(store.articles.get(made[(k + offset) % len(made)].id)) for k in range(400)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(read_all, range(0, 200, 50)))
+    for offset, rows in zip(range(0, 200, 50), results):
+        assert rows == [as_fields(made[(k + offset) % len(made)]) for k in range(400)]
+
+
+def test_get_on_a_closed_store_is_a_closed_error_and_of_a_missing_id_not_found(tmp_path):
+    s = nk.Store.open(tmp_path / "closing.db")
+    a = s.articles.create(title="t", content="c")
+    with pytest.raises(nk.NotFoundError):
+        s.articles.get(a.id + 1)
+    s.close()
+    with pytest.raises(nk.ClosedError):
+        s.articles.get(a.id)
+
+
+def test_uids_come_back_as_the_lowercase_text_they_were_given_whatever_their_digits(store):
+    import uuid
+
+    given = ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+             "01234567-89ab-cdef-0123-456789ABCDEF", "a9b8c7d6-e5f4-0312-2130-4f5e6d7c8b9a"]
+    given += [str(uuid.UUID(int=random_bits)) for random_bits in (1 << 127, (1 << 64) - 1, 0x0F1E2D3C4B5A69788796A5B4C3D2E1F0)]
+    made = store.articles.create_many([{"title": f"t{k}", "content": "c", "uid": u} for k, u in enumerate(given)])
+    made += store.articles.create_many([{"title": "fresh", "content": "c"} for _ in range(50)])
+    expected = [str(uuid.UUID(u)) for u in given] + [a.uid for a in made[len(given):]]
+    assert [a.uid for a in made] == expected
+    assert [store.articles.get(a.id).uid for a in made] == expected
+    by_page = {a.id: a.uid for a in store.articles.list(limit=len(made)).items}
+    assert [by_page[a.id] for a in made] == expected
+    assert all(str(uuid.UUID(u)) == u for u in expected)

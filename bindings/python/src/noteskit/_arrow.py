@@ -194,9 +194,14 @@ def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
     return {field.name: _column(child, field) for child, field in zip(_pointers(children, n_children), schema.children)}
 
 
+#: The bytes of the buffer a packed row is written into when it fits (``nk_article_get``).
+ROW_BUFFER_SIZE = 16384
+
+
 class _Out(threading.local):
     """Out-parameters reused by the calls of one thread: an ArrowArray, an ArrowSchema and a
-    pointer (a page's cursor, a packed row), with their addresses and ``byref``s made once."""
+    pointer (a page's cursor, a packed row), with their addresses and ``byref``s made once, and
+    a buffer for packed rows (``row_at``, ``ROW_BUFFER_SIZE`` bytes)."""
 
     def __init__(self) -> None:
         self.array, self.schema, self.cursor = ArrowArray(), ArrowSchema(), c_void_p()
@@ -204,6 +209,8 @@ class _Out(threading.local):
         self.refs = (ctypes.byref(self.array), ctypes.byref(self.schema))
         self.cursor_ref = ctypes.byref(self.cursor)
         self.page_refs = self.refs + (self.cursor_ref,)
+        self.row = ctypes.create_string_buffer(ROW_BUFFER_SIZE)
+        self.row_at = addressof(self.row)
 
 
 _out = _Out()

@@ -15,7 +15,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _ffi
-from ._arrow import MEMORY, _out
+from ._arrow import MEMORY, ROW_BUFFER_SIZE as _ROW_BUFFER_SIZE, _out
 from .errors import InvalidArgumentError, NotesError
 from .models import Article, Change, Conversation, Message, MessageHit, Page, SearchHit, Spans
 
@@ -141,19 +141,26 @@ def call_row(function: Any, *args: Any) -> int:
     return pointer
 
 
-def get_article(function: Any, handle: int, id: int) -> Article:
-    """``call_row`` and ``article_from_row`` for the hottest call (``articles.get``): no argument tuple."""
+def get_article(function: Any, store: "Store", id: int) -> Article:
+    """``articles.get``, the hottest call: the row is packed into this thread's buffer (no
+    allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded by
+    ``article_from_row``. The handle is read without the property: a closed store's None fails
+    the call, and the property then raises the ClosedError."""
     out = _out
-    out.cursor.value = None
-    if function(handle, id, out.cursor_ref):
+    cursor = out.cursor
+    cursor.value = None
+    buffer = out.row_at
+    if function(store._handle, id, buffer, _ROW_BUFFER_SIZE, out.cursor_ref):
+        store.handle  # raises ClosedError once the store is closed
         raise _ffi.last_error()
-    p = out.cursor.value
+    p = cursor.value
     if not p:
         raise NotesError("the library returned no record")
-    return article_from_row(p)
+    return article_from_row(p, buffer)
 
 
-def article_from_row(p: int) -> Article:
+def article_from_row(p: int, buffer: int = 0) -> Article:
+    """The article packed at ``p``, which is freed unless it is ``buffer`` (the caller's memory)."""
     try:
         _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
         at = p + 64
@@ -163,7 +170,8 @@ def article_from_row(p: int) -> Article:
         at += n_title
         content = str(MEMORY[at:at + n_content], "utf-8", "replace")
     finally:
-        _nk_free(p)
+        if p != buffer:
+            _nk_free(p)
     a = _new(Article)
     _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
     created_at = _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created)

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 
 from .errors import InvalidArgumentError, LibraryError, NotesError, ValidationError, error_from
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 LIBRARY_NAME = "libNotesCAPI.so"
 
 c_int32_p = POINTER(c_int32)
@@ -182,8 +182,8 @@ nk_store_set_max_size = _declare("nk_store_set_max_size", c_int32, c_void_p, c_i
 nk_article_create = _declare("nk_article_create", c_int32, c_void_p, c_char_p, c_char_p, c_void_pp)
 # int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 nk_article_create_many = _declare("nk_article_create_many", c_int32, c_void_p, POINTER(ArrowArrayStream), c_int32, c_void_pp)
-# int32_t nk_article_get(nk_store *store, int64_t id, char **out_row);
-nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_pp)
+# int32_t nk_article_get(nk_store *store, int64_t id, void *buffer, int64_t capacity, char **out_row);
+nk_article_get = _declare("nk_article_get", c_int32, c_void_p, c_int64, c_void_p, c_int64, c_void_pp)
 # int32_t nk_article_update(nk_store *store, int64_t id, const char *title, const char *content,
 #                           int64_t expected_revision, char **out_row);
 nk_article_update = _declare("nk_article_update", c_int32, c_void_p, c_int64, c_char_p, c_char_p, c_int64, c_void_pp)

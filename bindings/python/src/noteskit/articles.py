@@ -56,7 +56,7 @@ class Articles:
         """The article with ``id``; :class:`NotFoundError` if there is none."""
         if type(id) is not int or not -_I64 <= id < _I64:  # _ffi.integer's checks, inlined for the hottest call
             id = _ffi.integer(id, "id")
-        return get_article(_nk_article_get, self._store.handle, id)
+        return get_article(_nk_article_get, self._store, id)
 
     def update(self, id: int, *, title: Optional[str] = None, content: Optional[str] = None,
                expected_revision: Optional[int] = None) -> Article:
