@@ -248,7 +248,7 @@ extension ConversationStore {
     public func stats() -> Selection {
         Selection(store: store, table: "conversations LEFT JOIN (SELECT conversation_id AS stats_id, count(*) AS stats_n, "
                     + "sum(from_me) AS stats_sent, min(sent_at) AS stats_first, max(sent_at) AS stats_last FROM messages "
-                    + "GROUP BY conversation_id) ON stats_id = conversations.id",
+                    + "GROUP BY conversation_id) AS stats ON stats_id = conversations.id",
                   columns: "conversations.id, title, coalesce(stats_n, 0), coalesce(stats_sent, 0), stats_first, stats_last",
                   key: "last_activity_at", tie: "activity_seq", conditions: [], binds: [], ascending: false,
                   parallelWorthTrying: false, makeBatch: Self.statsBatch, appendRow: Self.appendStatsRow)

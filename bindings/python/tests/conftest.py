@@ -19,7 +19,9 @@ if str(REPO) not in sys.path:
 # throwaway PostgreSQL server (``[postgres]`` in the test id).
 BOTH_BACKENDS = {"test_store", "test_articles", "test_drafts", "test_chat", "test_chat_hostile", "test_search",
                  "test_search_spans_cursors_order", "test_search_properties", "test_exchange", "test_select",
-                 "test_injection"}
+                 "test_injection", "test_analysis", "test_search_everything", "test_chat_exports",
+                 "test_import_real_files", "test_parquet_excel_repl", "test_bulk_write_paths", "test_hostile_abi",
+                 "test_error_codes", "test_arrow_transport", "test_abi_sweep", "test_display"}
 # Tests of those suites that do not pass on PostgreSQL yet (strict: one that starts passing fails
 # the run until it is taken off this list).
 POSTGRES_NOT_YET: set = set()

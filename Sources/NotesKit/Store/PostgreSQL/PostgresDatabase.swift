@@ -26,7 +26,6 @@ final class PostgresDatabase: DatabaseConnection {
     }
 
     func execute(_ sql: String) throws {
-        if PostgresDialect.isSQLiteOnly(sql) { return }
         try pg.execute(PostgresDialect.translated(sql))
     }
 

@@ -1,46 +1,27 @@
-/// The store logic's statements that are not yet ``StoreSQL`` entries (the change feed, the search
-/// index, compaction: see `docs/storage-seam.md`, "Where SQL still lives") are written in SQLite's
-/// dialect. Until they move behind the seam, the PostgreSQL backend runs them through this
-/// translation, which knows exactly the SQLite forms they use:
+/// The SQL the store logic still builds in SQLite's words at run time — the keyset walks and
+/// `select`'s statements (assembled from columns, filters and a position, with `?` placeholders)
+/// and the search index's statements in `Search/` (see `docs/storage-seam.md`, "Where SQL still
+/// lives") — runs on PostgreSQL through this translation, which knows exactly the forms they use:
 ///
-/// - `?` placeholders become `$1, $2, ...` in order;
-/// - `INSERT OR REPLACE` becomes an upsert on the table's key (row-level security makes every
-///   key start with `owner`), and `ON CONFLICT(gram)` the same key;
-/// - `INDEXED BY` hints are dropped;
-/// - an insert into a table with an `id` returns it (`RETURNING id`: PostgreSQL has no rowid);
-/// - the feed's newest seq is the whole store's (`feed_head`): every role numbers its changes after
-///   every other role's, which row-level security hides;
-/// - a subquery in FROM gets the alias PostgreSQL requires; SQLite's two-argument `max` is
-///   `greatest`;
-/// - `PRAGMA`s (page counts, cache sizes, vacuum) do nothing and read as 0.
+/// - `?` placeholders become `$1, $2, ...` in order (``StoreSQL/postgres``'s entries are written
+///   with `$n` already and pass through unchanged);
+/// - the search index's upserts (`INSERT OR REPLACE`, `ON CONFLICT(gram)`) name the table's key,
+///   which row-level security makes start with `owner`, and the row being updated by its table
+///   (PostgreSQL finds a bare `df` ambiguous);
+/// - a subquery in FROM gets the alias PostgreSQL requires.
 ///
 /// Each rule goes when its statements become ``StoreSQL`` entries.
 enum PostgresDialect {
-    /// The key of each table written with `INSERT OR REPLACE` or an upsert.
+    /// The key of each search table written with `INSERT OR REPLACE` or an upsert.
     static let keys: [String: String] = [
-        "meta": "owner, key",
         "article_grams": "owner, gram", "message_grams": "owner, gram",
         "article_blocks": "owner, gram, first", "message_blocks": "owner, gram, first",
         "search_pending": "owner, kind, id",
     ]
-    static let tablesWithID: Set<String> = ["articles", "drafts", "conversations", "messages"]
-
-    static func isSQLiteOnly(_ sql: String) -> Bool {
-        sql.drop(while: { $0 == " " || $0 == "\n" }).prefix(6).uppercased() == "PRAGMA"
-    }
 
     static func translated(_ sql: String) -> String {
-        if isSQLiteOnly(sql) { return "SELECT 0" }
-        if sql == "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)" { return "SELECT seq FROM feed_head" }
         var text = numbered(sql)
         if text.hasPrefix("SELECT count(*) FROM (SELECT "), text.hasSuffix(")") { text += " AS rows" }
-        if let range = text.firstRange(of: "ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)") {
-            text.replaceSubrange(range, with: "ON CONFLICT (owner, key) DO UPDATE SET value = greatest(meta.value, excluded.value)")
-        }
-        if let range = text.firstRange(of: " INDEXED BY ") {
-            let end = text[range.upperBound...].firstIndex(of: " ") ?? text.endIndex
-            text.removeSubrange(range.lowerBound..<end)
-        }
         if text.hasPrefix("INSERT OR REPLACE INTO ") {
             text = "INSERT INTO " + text.dropFirst("INSERT OR REPLACE INTO ".count)
             if let table = insertTable(text), let key = keys[table],
@@ -51,15 +32,13 @@ enum PostgresDialect {
                 text += updates.isEmpty ? " ON CONFLICT (\(key)) DO NOTHING" : " ON CONFLICT (\(key)) DO UPDATE SET " + updates.joined(separator: ", ")
             }
         }
-        if text.hasPrefix("INSERT INTO "), let table = insertTable(text) {
-            if let key = keys[table], let range = text.firstRange(of: "ON CONFLICT(gram)") {
+        if text.hasPrefix("INSERT INTO "), let table = insertTable(text), let key = keys[table] {
+            if let range = text.firstRange(of: "ON CONFLICT(gram)") {
                 text.replaceSubrange(range, with: "ON CONFLICT (\(key))")
             }
-            // The row being updated is named by its table (PostgreSQL finds `df` ambiguous).
             if let range = text.firstRange(of: "SET df = df + excluded.df, tail = tail || excluded.tail RETURNING length(tail)") {
                 text.replaceSubrange(range, with: "SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING length(\(table).tail)")
             }
-            if tablesWithID.contains(table) && !text.contains("RETURNING") { text += " RETURNING id" }
         }
         return text
     }
