@@ -268,6 +268,26 @@ def test_a_dropped_connection_is_retried_for_a_read_and_reported_for_a_write(pg_
         assert store.articles.count() == 2
 
 
+def test_a_subscriber_whose_listening_connection_drops_reconnects_and_misses_nothing(pg_cluster: Any,
+                                                                                     pg_database: str) -> None:
+    db = database_of(pg_database)
+    with nk.Store.open(pg_database) as store:
+        got: List[nk.Change] = []
+        with store.subscribe(got.extend):
+            store.articles.create(title="heard", content="c")
+            pg_cluster.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            f"WHERE datname = '{db}' AND application_name = 'noteskit'")
+            finish(spawn(f"""
+                import noteskit as nk
+                with nk.Store.open({pg_database!r}) as store:
+                    for i in range(3):
+                        store.articles.create(title="while reconnecting " + str(i), content="c")
+                """))
+            wait_until(lambda: len(got) >= 4)
+            time.sleep(0.2)
+        assert [(c.seq, c.id) for c in got] == [(c.seq, c.id) for c in store.changes()]
+
+
 def test_the_concurrency_workload_loses_nothing_and_every_listener_sees_every_change_once(pg_database: str) -> None:
     done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "postgres_concurrency.py"), "--seconds", "2",
                            "--clients", "3", "--users", "2", "--uri", pg_database],

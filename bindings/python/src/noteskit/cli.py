@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Text
 
 from . import __version__
 from ._display import highlight
-from .errors import NotesError, NotFoundError
+from .errors import NotesError, NotFoundError, ValidationError
 from .models import Article, Conversation, Message, MessageHit
 from .privacy import PrivacyWarning, exposed_files, exposed_folder, file_mode
 from .store import Store, default_store_path
