@@ -189,7 +189,8 @@ def test_two_processes_updating_one_article_at_the_same_revision_get_exactly_one
                     while not os.path.exists({str(go)!r}):
                         time.sleep(0.001)
                     try:
-                        store.articles.update({article.id}, content="by {n}", expected_revision={article.revision})
+                        store.articles.update({article.id}, content="round {round_} by {n}",
+                                              expected_revision={article.revision})
                         print("saved")
                     except nk.ConflictError:
                         print("conflict")
@@ -201,7 +202,7 @@ def test_two_processes_updating_one_article_at_the_same_revision_get_exactly_one
             assert sorted(outcomes) == ["conflict", "saved"]
             now = store.articles.get(article.id)
             assert now.revision == article.revision + 1
-            assert now.content == f"by {outcomes.index('saved')}"
+            assert now.content == f"round {round_} by {outcomes.index('saved')}"
             article = now
         assert [c.revision for c in store.changes() if c.op == "update"] == [2, 3, 4]
 
