@@ -223,7 +223,9 @@ int32_t nk_store_changes(nk_store *store, int64_t since, int64_t limit, struct A
 /* The seq of the newest change (0 if none). */
 int32_t nk_store_last_change_seq(nk_store *store, int64_t *out_seq);
 
-/* Registers callback (with user_data, passed back as is) for commits through this handle.
+/* Registers callback (with user_data, passed back as is) for commits through this handle, called
+ * on the committing thread. On a PostgreSQL store it also gets the commits of other handles,
+ * processes and hosts (each change once, in seq order), called on a thread of the store's.
  * The caller keeps callback and user_data valid until nk_store_unsubscribe or nk_store_close. */
 int32_t nk_store_subscribe(nk_store *store, nk_change_callback callback, void *user_data, int64_t *out_token);
 

@@ -74,7 +74,7 @@ struct ArticleStoreTests {
     func changeFeed() throws {
         let store = try Store.memory()
         let received = Box()
-        let token = store.subscribe { changes in received.append(changes.map(\.operation)) }
+        let token = try store.subscribe { changes in received.append(changes.map(\.operation)) }
         let a = try store.articles.create(title: "t", content: "c")
         _ = try store.articles.update(a.id, content: "d")
         try store.articles.delete(a.id)

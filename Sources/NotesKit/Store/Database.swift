@@ -47,6 +47,9 @@ protocol DatabaseConnection: AnyObject {
     func setUp(_ connection: Connection, readOnly: Bool, durability: Durability) throws
     /// Closes the connection (its statements were finalized first).
     func close()
+    /// How a reader learns that other connections committed changes (PostgreSQL: `LISTEN`), so
+    /// that the store's subscribers get them too; nil when the backend has no such signal (SQLite).
+    var feedWakeUps: FeedWakeUpSource? { get }
 
     // Storage upkeep: what a backend does its own way (SQLite: PRAGMAs), or not at all.
 

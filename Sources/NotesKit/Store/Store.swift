@@ -30,11 +30,8 @@ public final class Store: Sendable {
     /// call on the same thread (an import's progress callback calling the store) is refused rather
     /// than deadlocking.
     private let owner = Atomic<UInt>(0)
-    private let subscribers = Mutex<[Int64: @Sendable ([Change]) -> Void]>([:])
-    private let nextSubscriberToken = Atomic<Int64>(1)
-    /// The first seqs of commits whose changes are being read back for the subscribers (bulk
-    /// commits): compaction keeps every change from the oldest of them on.
-    private let pins = Mutex<[Int64]>([])
+    /// The subscribers and how the commits reach them (see ``ChangeDelivery``).
+    private let delivery: ChangeDelivery
     let cursors: CursorCodec
 
     /// True when opened with `readOnly`: every write fails with `.readOnly`.
@@ -50,6 +47,7 @@ public final class Store: Sendable {
         self.connection = Mutex(connection)
         self.isReadOnly = readOnly
         self.durability = durability
+        delivery = ChangeDelivery(wakeUps: connection.database.feedWakeUps)
         do {
             try connection.database.setUp(connection, readOnly: readOnly, durability: durability)
             cursors = CursorCodec(secret: try Store.cursorSecret(connection))
@@ -118,20 +116,20 @@ public final class Store: Sendable {
     public func close() {
         // Closing from inside a call on this thread (an import's progress callback) cannot take the
         // lock; the connection then closes when the last reference to the store goes away.
-        guard owner.load(ordering: .acquiring) != Store.currentThread() else {
-            subscribers.withLock { $0.removeAll() }
-            return
-        }
+        delivery.removeAll()
+        guard owner.load(ordering: .acquiring) != Store.currentThread() else { return }
         connection.withLock { connection in
             connection?.close()
             connection = nil
         }
-        subscribers.withLock { $0.removeAll() }
     }
 
     public var isClosed: Bool { connection.withLock { $0 == nil } }
 
-    deinit { connection.withLock { $0?.close() } }
+    deinit {
+        delivery.removeAll()
+        connection.withLock { $0?.close() }
+    }
 
     // MARK: - Access
 
@@ -162,47 +160,41 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` in one write transaction, under the store's lock; after it commits, tells the
-    /// subscribers what changed (outside the lock, on the calling thread).
+    /// subscribers what changed (outside the lock, on the calling thread: see ``ChangeDelivery``).
     ///
-    /// A commit with more than ``WriteContext/maxBufferedChanges`` changes (a bulk import) is not
-    /// held in memory: its changes are read back from the feed and delivered in several calls.
+    /// The transaction's time (``WriteContext/now``) is taken once it holds the write lock, so
+    /// writers that wait for one another (other threads, processes or hosts) write times in the
+    /// order they commit. A commit with more than ``WriteContext/maxBufferedChanges`` changes (a
+    /// bulk import) is not held in memory: its changes are read back from the feed and delivered in
+    /// several calls.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
-        let (result, context): (T, WriteContext.Committed) = try locked { connection in
-            if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
-            let context = WriteContext(connection: connection)
-            let result = try connection.transaction {
-                let result = try body(context)
-                try context.beforeCommit()
-                return result
+        var pinned = false, first: Int64?
+        let (result, committed): (T, WriteContext.Committed)
+        do {
+            (result, committed) = try locked { connection in
+                if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
+                return try connection.transaction {
+                    let context = WriteContext(connection: connection)
+                    let result = try body(context)
+                    try context.beforeCommit()
+                    first = context.firstSeq
+                    pinned = delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
+                    return (result, context.committed)
+                }
             }
-            if context.overflowed, let first = context.firstSeq, !subscribers.withLock({ $0.isEmpty }) {
-                pins.withLock { $0.append(first) }
-            }
-            return (result, context.committed)
+        } catch {
+            delivery.abandoned(pinned: pinned, first: first)
+            throw error
         }
-        if context.overflowed, let first = context.firstSeq {
-            notifyCommitted(from: first, through: context.lastSeq)
-            pins.withLock { if let i = $0.firstIndex(of: first) { $0.remove(at: i) } }
-        } else if !context.changes.isEmpty {
-            notify(context.changes)
+        delivery.committed(committed, pinned: pinned) { [weak self] since, limit in
+            guard let self else { throw NotesError(.closed, "the store is closed") }
+            return try self.changes(since: since, limit: limit)
         }
         return result
     }
 
-    /// The oldest change a subscriber is still to be handed (see `pins`), or nil.
-    var oldestPinnedSeq: Int64? { pins.withLock { $0.min() } }
-
-    /// Delivers the committed changes `first...last` to the subscribers, a page at a time.
-    private func notifyCommitted(from first: Int64, through last: Int64) {
-        guard !subscribers.withLock({ $0.isEmpty }) else { return }
-        var since = first - 1
-        while since < last {
-            guard let page = try? changes(since: since, limit: WriteContext.maxBufferedChanges).filter({ $0.seq <= last }),
-                  let end = page.last?.seq else { return }
-            notify(page)
-            since = end
-        }
-    }
+    /// The oldest change a subscriber is still to be handed, or nil.
+    var oldestPinnedSeq: Int64? { delivery.oldestPinnedSeq }
 
     // MARK: - Change feed
 
@@ -227,28 +219,25 @@ public final class Store: Sendable {
         try read { db in try Feed.lastSeq(db) }
     }
 
-    /// Calls `callback` after each commit made through this store handle, with that commit's
-    /// changes, on the committing thread and outside the store's lock (so the callback may call the
-    /// store). A commit of more than 1 000 changes (an import) comes in several calls of at most
-    /// 1 000, oldest first. Commits by other handles or processes are read with ``changes(since:limit:)``.
-    /// Returns a token for ``unsubscribe(_:)``.
-    public func subscribe(_ callback: @escaping @Sendable ([Change]) -> Void) -> Int64 {
-        let token = nextSubscriberToken.wrappingAdd(1, ordering: .relaxed).oldValue
-        subscribers.withLock { $0[token] = callback }
-        return token
+    /// Calls `callback` with the changes of each commit made through this store handle, on the
+    /// committing thread and outside the store's lock (so the callback may call the store). A commit
+    /// of more than 1 000 changes (an import) comes in several calls of at most 1 000, oldest first.
+    ///
+    /// On a store on a PostgreSQL server it also gets the commits of every other handle, process
+    /// and host that this role may read (woken by `NOTIFY`), on a thread of the store's, each change
+    /// once and every change in seq order. On a SQLite file, commits by other handles or processes
+    /// are read with ``changes(since:limit:)``. Returns a token for ``unsubscribe(_:)``; fails only
+    /// when the store is closed or its server cannot be reached.
+    public func subscribe(_ callback: @escaping @Sendable ([Change]) -> Void) throws -> Int64 {
+        try delivery.subscribe(callback, head: { try lastChangeSeq() }) { [weak self] since, limit in
+            guard let self else { throw NotesError(.closed, "the store is closed") }
+            return try self.changes(since: since, limit: limit)
+        }
     }
 
     /// Stops the callbacks of `token`; false when it was not subscribed.
     @discardableResult
-    public func unsubscribe(_ token: Int64) -> Bool {
-        subscribers.withLock { $0.removeValue(forKey: token) != nil }
-    }
-
-    private func notify(_ changes: [Change]) {
-        let callbacks = subscribers.withLock { Array($0.sorted { $0.key < $1.key }.map(\.value)) }
-        for callback in callbacks { callback(changes) }
-    }
-
+    public func unsubscribe(_ token: Int64) -> Bool { delivery.unsubscribe(token) }
 }
 
 /// What a write transaction sees: the connection, the time of the write, and the observers of

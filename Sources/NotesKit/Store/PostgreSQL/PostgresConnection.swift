@@ -33,7 +33,8 @@ struct PGRows {
 final class PostgresConnection {
     let lib: LibPQ
     private var conn: OpaquePointer?
-    private let uri: String
+    /// The URI it was opened with (a second connection to the same store: the feed's listener).
+    let uri: String
     private var prepared: [String: String] = [:]
     /// Between ``begin()`` and ``commit()`` / ``rollback()``: a write.
     private var inTransaction = false
@@ -364,18 +365,22 @@ final class PostgresConnection {
     /// The socket of the connection, to wait on for notifications (-1 when closed).
     var socket: Int32 { conn.map { lib.socket($0) } ?? -1 }
 
-    /// The channels of the notifications that arrived since the last call (reads what is waiting on
-    /// the socket, without blocking).
-    func notifications() throws -> [String] {
-        let conn = try live()
+    /// The notifications that arrived since the last call, as (channel, payload): reads what is
+    /// waiting on the socket, without blocking. A broken connection is `.unreachable` (it is not
+    /// reconnected here: a new connection would not be listening).
+    func notifications() throws -> [(channel: String, payload: String)] {
+        guard let conn, lib.status(conn) == LibPQ.connectionOK else { throw lost(during: "waiting for notifications") }
         if lib.consumeInput(conn) == 0 { throw lost(during: "waiting for notifications") }
-        var channels: [String] = []
+        var out: [(channel: String, payload: String)] = []
         while let raw = lib.notifies(conn) {
-            let name = raw.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self).pointee.map { String(cString: $0) } ?? ""
+            // PGnotify (libpq-fe.h): char *relname; int be_pid; char *extra; ...
+            let fields = raw.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)
+            let channel = fields[0].map { String(cString: $0) } ?? ""
+            let payload = fields[2].map { String(cString: $0) } ?? ""
             lib.freemem(raw)
-            channels.append(name)
+            out.append((channel, payload))
         }
-        return channels
+        return out
     }
 }
 

@@ -165,6 +165,20 @@ enum PostgresSchema {
             CREATE POLICY change_own_rows ON meta FOR UPDATE USING (owner = current_user) WITH CHECK (owner = current_user);
             CREATE POLICY delete_own_rows ON meta FOR DELETE USING (owner = current_user);
             """),
+        ("0002_feed_notify", """
+            -- The change feed's wake-up across hosts: a commit that wrote feed rows notifies the channel
+            -- `noteskit_feed` (delivered at commit, once per transaction and owner), with the rows'
+            -- owner as payload, so a role's listeners wake only for changes they can read
+            -- (PostgresFeedWakeUps). Nothing is held for an absent listener: it catches up from its
+            -- last seq by reading the feed.
+            CREATE OR REPLACE FUNCTION feed_advance() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+                SET search_path = noteskit, pg_catalog AS $$
+            BEGIN
+                UPDATE feed_head SET seq = greatest(seq, NEW.last_seq) WHERE one = 1;
+                PERFORM pg_notify('noteskit_feed', NEW.owner);
+                RETURN NULL;
+            END $$;
+            """),
     ]
 
     /// Brings the store's schema up to date, or refuses a database this library must not touch.

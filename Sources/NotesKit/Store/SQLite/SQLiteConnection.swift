@@ -30,6 +30,9 @@ final class SQLiteConnection: DatabaseConnection {
         sqlite3_extended_result_codes(db, 1)
     }
 
+    /// No wake-ups: a SQLite file's subscribers get the commits of their own handle.
+    var feedWakeUps: FeedWakeUpSource? { nil }
+
     /// Closes the database (the ``Connection`` finalizes its statements first).
     func close() {
         sqlite3_finalize(beginStatement)

@@ -334,7 +334,10 @@ class Store(_Handle):
 
         Returns a :class:`Subscription`; close it (or use it as a context manager) to stop. An exception
         raised by the callback is reported through ``sys.unraisablehook`` and does not undo the commit.
-        Commits made by other processes are read with :meth:`changes`.
+        On a SQLite file, commits made by other processes are read with :meth:`changes`. On a
+        PostgreSQL store the callback also gets every other process's and host's commits that this
+        role may see (woken by ``NOTIFY``, called on a thread of the store's), each change once, in
+        ``seq`` order.
         """
         if not callable(callback):
             raise InvalidArgumentError("callback must be callable", field="callback")
