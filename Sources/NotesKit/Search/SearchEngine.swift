@@ -25,12 +25,85 @@ protocol SearchTarget {
     func estimatedCount(_ db: Connection) throws -> Int64
 
     func record(from stmt: Statement) -> Record
-    func position(of record: Record) -> CursorCodec.Position
+    /// The position of the row `stmt` is on (a ``walk`` row or a ``row(_:_:)``).
+    func position(_ stmt: Statement) -> CursorCodec.Position
+    /// Appends the row `stmt` is on (the record's columns) to a batch of ``hitBatch()``'s columns.
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch)
+    /// An empty batch of the record's columns, then one `list<int32>` span column per field
+    /// searched (in ``fields`` order).
+    func hitBatch() -> ColumnBatch
     /// Microseconds to read and check one row of a scan, and to fetch and check one candidate by
     /// id, for this kind of record (see ``SearchCost``).
     var scanRowCost: Double { get }
     var verifyCost: Double { get }
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans
+}
+
+/// Where a search puts its hits, in search order: each is the row a statement is on, with the
+/// code-point ranges of the matches in each field searched (in ``SearchTarget/fields`` order).
+protocol SearchSink {
+    /// The hits so far.
+    var count: Int { get }
+    /// The position of each hit so far, in order.
+    var positions: [CursorCodec.Position] { get }
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]])
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int)
+}
+
+/// Hits as records (``SearchHit``): the Swift API's pages.
+struct RecordSink<Target: SearchTarget>: SearchSink {
+    let target: Target
+    private(set) var hits: [SearchHit<Target.Record>] = []
+    private(set) var positions: [CursorCodec.Position] = []
+    var count: Int { hits.count }
+
+    init(_ target: Target) { self.target = target }
+
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]]) {
+        positions.append(target.position(stmt))
+        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+    }
+
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int) {
+        hits.removeSubrange(min(n, hits.count)...)
+        positions.removeSubrange(min(n, positions.count)...)
+    }
+}
+
+/// Hits read straight into columns (no `String` per field): the record's columns and the span
+/// columns of ``SearchTarget/hitBatch()``, for the first `rows` hits; later hits (the one that
+/// tells a page that more exist) only count, with their positions.
+struct BatchSink<Target: SearchTarget>: SearchSink {
+    let batch: ColumnBatch
+    let rows: Int
+    private let spanColumns: [Column]
+    private(set) var positions: [CursorCodec.Position] = []
+    private let target: Target
+    var count: Int { positions.count }
+
+    init(_ target: Target, rows: Int) {
+        self.target = target
+        self.rows = rows
+        batch = target.hitBatch()
+        batch.reserve(rows: min(rows, 1_024))
+        spanColumns = Array(batch.columns.suffix(target.fields.count))
+    }
+
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]]) {
+        positions.append(target.position(stmt))
+        guard batch.count < rows else { return }
+        Target.appendRow(stmt, batch)
+        for (column, spans) in zip(spanColumns, ranges) { column.append(pairs: spans) }
+        batch.endRow()
+    }
+
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int) {
+        positions.removeSubrange(min(n, positions.count)...)
+        batch.truncate(rows: min(n, batch.count))
+    }
 }
 
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
@@ -44,7 +117,7 @@ protocol SearchTarget {
 /// A scan that runs past its budget hands over to the index from where it stopped, so a wrong
 /// guess costs at most the budget. The index plan also checks the pending records (the few not
 /// in the index yet, or changed since it took them in) and merges their matches in.
-struct SearchEngine<Target: SearchTarget> {
+struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     let db: Connection
     let target: Target
     let query: SearchQuery
@@ -53,31 +126,32 @@ struct SearchEngine<Target: SearchTarget> {
     private let prefilter: Prefilter?
     private let fields: [(field: UInt64, column: Int32)]
     private var builder = KeyBuilder()
-    private(set) var hits: [SearchHit<Target.Record>] = []
+    /// The hits found.
+    private(set) var sink: Sink
     private var pending: [Int64]?
 
-    init(db: Connection, target: Target, query: SearchQuery, limit: Int) {
+    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink) {
         self.db = db
         self.target = target
         self.query = query
         self.limit = limit
+        self.sink = sink
         pattern = Pattern(query.key)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
     }
 
-    /// Up to `limit + 1` hits after `position`, newest first.
-    mutating func run(after position: CursorCodec.Position?) throws -> [SearchHit<Target.Record>] {
+    /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
+    mutating func run(after position: CursorCodec.Position?) throws {
         defer { builder.release() }
-        hits.removeAll()
         if query.isEmpty {
             _ = try scan(after: position, budget: nil)
-            return hits
+            return
         }
         let plan = try makePlan()
         switch plan {
         case .nothing:
-            return []
+            return
         case .scan(let budget):
             if let stopped = try scan(after: position, budget: budget) {
                 try searchIndex(after: stopped)
@@ -85,7 +159,6 @@ struct SearchEngine<Target: SearchTarget> {
         case .index:
             try searchIndex(after: position)
         }
-        return hits
     }
 
     // MARK: - Planning
@@ -165,11 +238,9 @@ struct SearchEngine<Target: SearchTarget> {
             defer { stmt.reset() }
             while try stmt.step() {
                 check(stmt)
-                if hits.count > limit { return nil }
+                if sink.count > limit { return nil }
                 read += 1
-                if let budget, read >= budget {
-                    return target.position(of: target.record(from: stmt))
-                }
+                if let budget, read >= budget { return target.position(stmt) }
             }
         }
         return nil
@@ -179,7 +250,7 @@ struct SearchEngine<Target: SearchTarget> {
     /// Allocates nothing for a row that does not match.
     private mutating func check(_ stmt: Statement) {
         guard let ranges = match(stmt) else { return }
-        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+        sink.add(stmt, ranges)
     }
 
     /// The matches in each field of the row `stmt` is on, or nil when there is none.
@@ -272,7 +343,7 @@ struct SearchEngine<Target: SearchTarget> {
                 guard let stmt = try target.row(db, id) else { continue }
                 check(stmt)
                 stmt.reset()
-                if hits.count > limit { return }
+                if sink.count > limit { return }
             }
         } else {
             let maxId = candidates[candidates.count - 1]
@@ -286,7 +357,7 @@ struct SearchEngine<Target: SearchTarget> {
                     guard let stmt = try target.row(db, id) else { continue }
                     check(stmt)
                     stmt.reset()
-                    if hits.count > limit { return }
+                    if sink.count > limit { return }
                 }
             }
         }

@@ -115,4 +115,16 @@ extension Store {
         guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
         return Page(items: Array(rows.prefix(limit)), nextCursor: cursors.encode(kind: kind, position(last)))
     }
+
+    /// The same for rows whose places are `positions` (as many).
+    func page<Row>(_ rows: [Row], positions: [CursorCodec.Position], limit: Int, kind: String) -> Page<Row> {
+        Page(items: Array(rows.prefix(limit)), nextCursor: nextCursor(positions, limit: limit, kind: kind))
+    }
+
+    /// The next page's cursor of a page read with one more row than `limit`, its rows at `positions`:
+    /// at the last row shown, when more exist.
+    func nextCursor(_ positions: [CursorCodec.Position], limit: Int, kind: String) -> String? {
+        guard positions.count > limit, limit > 0 else { return nil }
+        return cursors.encode(kind: kind, positions[limit - 1])
+    }
 }
