@@ -233,6 +233,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// Checks records newest first until the page is full, the records run out (nil), or
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
+        if position == nil, target.walk.filters.isEmpty, target.walk.range == .all {
+            if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
+            sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
+        }
         var read = 0
         for stmt in try target.walk.statements(db, after: position) {
             defer { stmt.reset() }
@@ -244,6 +248,38 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             }
         }
         return nil
+    }
+
+    /// A first page's scan in rowid order (see ``Keyset/rowidOrderStatement(_:)``): a table read
+    /// from one end, without a lookup from the key's index per row. The rows read are the walk's
+    /// first ones, in its order, when each follows the one before in the walk's order and the
+    /// walk's row number `read` is the last of them (one count along the key's index); otherwise
+    /// `.outOfOrder`, and the caller forgets the hits and scans by the index. Otherwise as
+    /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out.
+    private mutating func scanInRowidOrder(budget: Int?) throws -> RowidScan {
+        let walk = target.walk
+        let stmt = try walk.rowidOrderStatement(db)
+        defer { stmt.reset() }
+        var read = 0
+        var last: CursorCodec.Position?
+        while try stmt.step() {
+            let here = target.position(stmt)
+            if let last, !walk.precedes(last, here) { return .outOfOrder }
+            last = here
+            check(stmt)
+            read += 1
+            let full = sink.count > limit
+            if full || (budget.map { read >= $0 } ?? false) {
+                guard try target.idWalk.id(ofRow: read, db) == here.id else { return .outOfOrder }
+                return .inOrder(stopped: full ? nil : here)
+            }
+        }
+        return .inOrder(stopped: nil)  // every row, each after the one before
+    }
+
+    private enum RowidScan {
+        case inOrder(stopped: CursorCodec.Position?)
+        case outOfOrder
     }
 
     /// Checks the row `stmt` is on; appends a hit when the query matches one of the fields.
