@@ -253,14 +253,15 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// A first page's scan in rowid order (see ``Keyset/rowidOrderStatement(_:)``): a table read
     /// from one end, without a lookup from the key's index per row. The rows read are the walk's
     /// first ones, in its order, when each follows the one before in the walk's order and the
-    /// walk's row number `read` is the last of them (one count along the key's index); otherwise
+    /// walk's row number `read` is the last of them (one count along the key's index, at the end
+    /// and at a few row numbers on the way, so that the check costs O(rows read)); otherwise
     /// `.outOfOrder`, and the caller forgets the hits and scans by the index. Otherwise as
     /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out.
     private mutating func scanInRowidOrder(budget: Int?) throws -> RowidScan {
         let walk = target.walk
         let stmt = try walk.rowidOrderStatement(db)
         defer { stmt.reset() }
-        var read = 0
+        var read = 0, nextCheck = 2
         var last: CursorCodec.Position?
         while try stmt.step() {
             let here = target.position(stmt)
@@ -268,10 +269,13 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             last = here
             check(stmt)
             read += 1
-            let full = sink.count > limit
-            if full || (budget.map { read >= $0 } ?? false) {
+            let full = sink.count > limit, spent = budget.map { read >= $0 } ?? false
+            // Checked at the end, and early on (rows 2, 8, 32, …): ids that do not follow the
+            // keys (records imported one conversation at a time) are found after a few rows.
+            if full || spent || read == nextCheck {
                 guard try target.idWalk.id(ofRow: read, db) == here.id else { return .outOfOrder }
-                return .inOrder(stopped: full ? nil : here)
+                if full || spent { return .inOrder(stopped: full ? nil : here) }
+                nextCheck *= 4
             }
         }
         return .inOrder(stopped: nil)  // every row, each after the one before
