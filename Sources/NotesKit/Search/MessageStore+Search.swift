@@ -118,8 +118,9 @@ struct MessageSearchTarget: SearchTarget {
 
     func hitBatch() -> ColumnBatch { ColumnBatch(MessageStore.batch().columns + [Column("content_spans", .int32List)]) }
 
-    /// Messages are short (measured: about 0.35 µs a row at 40 characters).
-    var scanRowCost: Double { 0.35 }
+    /// Messages are short (measured: about 0.2 µs a row at 40 characters, read in rowid order;
+    /// about 0.35 µs through the time index).
+    var scanRowCost: Double { 0.2 }
     var verifyCost: Double { 1.5 }
 
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans { MatchSpans(content: ranges[0]) }

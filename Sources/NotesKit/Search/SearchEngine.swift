@@ -261,7 +261,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         let walk = target.walk
         let stmt = try walk.rowidOrderStatement(db)
         defer { stmt.reset() }
-        var read = 0, nextCheck = 2
+        var read = 0, nextCheck = 16
         var last: CursorCodec.Position?
         while try stmt.step() {
             let here = target.position(stmt)
@@ -270,12 +270,12 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             check(stmt)
             read += 1
             let full = sink.count > limit, spent = budget.map { read >= $0 } ?? false
-            // Checked at the end, and early on (rows 2, 8, 32, …): ids that do not follow the
-            // keys (records imported one conversation at a time) are found after a few rows.
+            // Checked at the end, and early on (rows 16, 128, 1 024, …): ids that do not follow
+            // the keys (records imported one conversation at a time) cost a few rows.
             if full || spent || read == nextCheck {
                 guard try target.idWalk.id(ofRow: read, db) == here.id else { return .outOfOrder }
                 if full || spent { return .inOrder(stopped: full ? nil : here) }
-                nextCheck *= 4
+                nextCheck *= 8
             }
         }
         return .inOrder(stopped: nil)  // every row, each after the one before
