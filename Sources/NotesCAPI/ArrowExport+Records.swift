@@ -77,16 +77,6 @@ extension ColumnBatch {
         c[0].append(v.id); c[1].append(v.uid); c[2].append(v.title); c[3].append(v.createdAt); c[4].append(v.lastActivityAt)
     }
 
-    /// The match spans of the fields searched, after the record's columns.
-    func append(spans: MatchSpans, from first: Int) {
-        var i = first
-        for ranges in [spans.title, spans.content] {
-            guard let ranges else { continue }
-            columns[i].append(pairs: ranges)
-            i += 1
-        }
-    }
-
     static func drafts() -> ColumnBatch {
         ColumnBatch([Column("id", .int64), Column("uid", .string), Column("article_id", .int64, nullable: true),
                      Column("base_revision", .int64, nullable: true), Column("title", .string), Column("content", .string),
@@ -111,18 +101,6 @@ extension ColumnBatch {
         c[0].append(v.seq); c[1].append(v.entity); c[2].append(v.operation.rawValue); c[3].append(v.entityId); c[4].append(v.uid)
         if let r = v.revision { c[5].append(r) } else { c[5].appendNull() }
         c[6].append(v.at)
-    }
-
-    /// Article batch columns plus a `list<int32>` span column per field searched.
-    static func articleHits(_ field: SearchField) -> ColumnBatch {
-        var columns = ArticleStore.batch().columns
-        if field != .content { columns.append(Column("title_spans", .int32List)) }
-        if field != .title { columns.append(Column("content_spans", .int32List)) }
-        return ColumnBatch(columns)
-    }
-
-    static func messageHits() -> ColumnBatch {
-        ColumnBatch(MessageStore.batch().columns + [Column("content_spans", .int32List)])
     }
 }
 

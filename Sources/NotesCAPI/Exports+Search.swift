@@ -23,35 +23,27 @@ public func nk_article_search(_ handle: OpaquePointer?, _ query: UnsafePointer<C
                               _ caseSensitive: Int32, _ since: Int64, _ until: Int64, _ order: Int32, _ limit: Int64,
                               _ after: UnsafePointer<CChar>?, _ outArray: OutArray?, _ outSchema: OutSchema?,
                               _ outCursor: OutCursor?) -> Int32 {
-    var searched = SearchField.any
-    return callPage(outArray, outSchema, outCursor, { ColumnBatch.articleHits(searched) }, {
-        searched = try searchField(field)
-        return try store(handle).articles.search(
-            try string(query, "query"), field: searched, caseSensitive: try flag(caseSensitive, "case_sensitive"),
+    callPage(outArray, outSchema, outCursor) {
+        try store(handle).articles.searchBatch(
+            try string(query, "query"), field: try searchField(field), caseSensitive: try flag(caseSensitive, "case_sensitive"),
             limit: count(limit), after: try optionalString(after, "after"), range: try range(since, until),
             ascending: try ascending(order, default: false))
-    }, { batch, hit in
-        batch.append(hit.record)
-        batch.append(spans: hit.spans, from: 7)
-    })
+    }
 }
 
 @_cdecl("nk_message_search")
 public func nk_message_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CChar>?, _ conversationId: Int64,
                               _ flags: Int32, _ since: Int64, _ until: Int64, _ limit: Int64, _ after: UnsafePointer<CChar>?,
                               _ outArray: OutArray?, _ outSchema: OutSchema?, _ outCursor: OutCursor?) -> Int32 {
-    callPage(outArray, outSchema, outCursor, ColumnBatch.messageHits, {
+    callPage(outArray, outSchema, outCursor) {
         guard flags & ~3 == 0 else {
             throw NotesError(.invalidArgument, "flags must be a combination of NK_SEARCH_CASE_SENSITIVE (1) and NK_SEARCH_OLDEST_FIRST (2), got \(flags)", field: "flags")
         }
-        return try store(handle).messages.search(
+        return try store(handle).messages.searchBatch(
             try string(query, "query"), conversation: conversationId == 0 ? nil : conversationId,
             caseSensitive: flags & 1 != 0, oldestFirst: flags & 2 != 0, limit: count(limit), after: try optionalString(after, "after"),
             range: try range(since, until))
-    }, { batch, hit in
-        batch.append(hit.record)
-        batch.append(spans: hit.spans, from: 7)
-    })
+    }
 }
 
 @_cdecl("nk_store_reindex")

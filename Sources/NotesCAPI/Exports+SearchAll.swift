@@ -19,33 +19,18 @@ public func nk_store_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CCh
         guard kinds & ~3 == 0, kinds != 0 else {
             throw NotesError(.invalidArgument, "kinds must be NK_KIND_ARTICLES (1), NK_KIND_MESSAGES (2) or both, got \(kinds)", field: "kinds")
         }
-        let page = try store(handle).search(
+        let page = try store(handle).searchBatches(
             try string(query, "query"), kinds: Store.SearchKinds(rawValue: kinds), range: try range(since, until),
             limit: count(limit), after: try optionalString(after, "after"))
-        let articles = ColumnBatch.articleHits(.any), messages = ColumnBatch.messageHits()
-        var letters: [UInt8] = []
-        letters.reserveCapacity(page.items.count)
-        for item in page.items {
-            switch item {
-            case .article(let hit):
-                articles.append(hit.record)
-                articles.append(spans: hit.spans, from: 7)
-                articles.endRow()
-                letters.append(UInt8(ascii: "a"))
-            case .message(let hit):
-                messages.append(hit.record)
-                messages.append(spans: hit.spans, from: 7)
-                messages.endRow()
-                letters.append(UInt8(ascii: "m"))
-            }
-        }
+        let articles = page.articles, messages = page.messages
+        let letters = page.order.map { UInt8(ascii: $0 ? "a" : "m") }
         // Everything that can fail first, then the out-parameters (which cannot).
         let (messageRows, messageColumns) = try messages.finish()
         let (articleRows, articleColumns) = try articles.finish()
         let orderText = try ownedCString(letters)
         let next: UnsafeMutablePointer<CChar>?
         do {
-            next = try page.nextCursor.map { try ownedCString(Array($0.utf8)) }
+            next = try page.next.map { try ownedCString(Array($0.utf8)) }
         } catch {
             free(orderText)
             throw error

@@ -56,6 +56,9 @@ public final class ByteBuffer {
     /// Empties the buffer, keeping its memory.
     func reset() { count = 0 }
 
+    /// Keeps the first `n` bytes.
+    func truncate(_ n: Int) { count = Swift.min(count, Swift.max(n, 0)) }
+
     /// Sets bit `index` of a bitmap whose byte `index / 8` exists.
     @inline(__always)
     func setBit(_ index: Int) {
@@ -374,4 +377,30 @@ extension Column {
 extension ColumnBatch {
     /// Reverses the order of the rows.
     public func reverse() { columns.forEach { $0.reverse() } }
+
+    /// Keeps the first `rows` rows.
+    public func truncate(rows: Int) {
+        guard rows < count else { return }
+        columns.forEach { $0.truncate(rows: rows) }
+        count = rows
+    }
+}
+
+extension Column {
+    /// Keeps the first `n` rows.
+    func truncate(rows n: Int) {
+        guard n < length else { return }
+        let bitmapBytes = (n + 7) / 8
+        switch kind {
+        case .int64, .timestamp: values.truncate(n * 8)
+        case .bool: values.truncate(bitmapBytes)
+        case .string: values.truncate(offset(n)); offsets.truncate((n + 1) * (wide ? 8 : 4))
+        case .int32List: values.truncate(offset(n) * 4); offsets.truncate((n + 1) * 4)
+        }
+        if let validity {
+            validity.truncate(bitmapBytes)
+            nullCount = (0..<n).reduce(0) { $0 + (bit(validity, $1) ? 0 : 1) }
+        }
+        length = n
+    }
 }

@@ -16,13 +16,36 @@ extension MessageStore {
     /// articles. (The chat demo's search: `caseSensitive: true, oldestFirst: true`.)
     public func search(_ query: String, conversation: Int64? = nil, caseSensitive: Bool = false, oldestFirst: Bool = false,
                        limit: Int = PageLimit.default, after cursor: String? = nil, range: TimeRange = .all) throws -> Page<SearchHit<Message>> {
+        let (sink, kind) = try search(query, conversation: conversation, caseSensitive: caseSensitive, oldestFirst: oldestFirst,
+                                      limit: limit, after: cursor, range: range, sink: RecordSink.init)
+        return store.page(sink.hits, positions: sink.positions, limit: limit, kind: kind)
+    }
+
+    /// ``search(_:conversation:caseSensitive:oldestFirst:limit:after:range:)`` as a batch (the
+    /// message columns, then `content_spans`, flat start, end pairs) and the next page's cursor:
+    /// the rows are read straight into the columns.
+    public func searchBatch(_ query: String, conversation: Int64? = nil, caseSensitive: Bool = false, oldestFirst: Bool = false,
+                            limit: Int = PageLimit.default, after cursor: String? = nil,
+                            range: TimeRange = .all) throws -> (ColumnBatch, String?) {
+        let (sink, kind) = try search(query, conversation: conversation, caseSensitive: caseSensitive, oldestFirst: oldestFirst,
+                                      limit: limit, after: cursor, range: range) { BatchSink($0, rows: limit) }
+        return (sink.batch, store.nextCursor(sink.positions, limit: limit, kind: kind))
+    }
+
+    /// The empty page's columns of ``searchBatch(_:conversation:caseSensitive:oldestFirst:limit:after:range:)``.
+    public static func hitBatch() -> ColumnBatch { MessageSearchTarget(conversation: nil).hitBatch() }
+
+    private func search<Sink: SearchSink>(_ query: String, conversation: Int64?, caseSensitive: Bool, oldestFirst: Bool, limit: Int,
+                                          after cursor: String?, range: TimeRange,
+                                          sink: (MessageSearchTarget) -> Sink) throws -> (Sink, String) {
         try PageLimit.check(limit)
         let query = try SearchQuery(query, caseSensitive: caseSensitive)
         let target = MessageSearchTarget(conversation: conversation, range: range, ascending: oldestFirst)
         let kind = query.cursorKind(target.walk.cursorKind(Self.searchKind(conversation)), oldestFirst ? "asc" : "desc")
-        return try store.searchPage(query, target, kind: kind, limit: limit, after: cursor) { db in
+        let found = try store.searchPage(query, target, kind: kind, limit: limit, after: cursor, into: sink(target)) { db in
             if let conversation { _ = try ConversationStore.require(db, conversation) }
         }
+        return (found, kind)
     }
 }
 
@@ -65,11 +88,16 @@ struct MessageSearchTarget: SearchTarget {
 
     func record(from stmt: Statement) -> Message { MessageStore.message(from: stmt) }
 
-    /// Messages are short (measured: about 0.35 µs a row at 40 characters).
-    var scanRowCost: Double { 0.35 }
-    var verifyCost: Double { 1.5 }
+    func position(_ stmt: Statement) -> CursorCodec.Position { .init(key: stmt.int64(5), id: stmt.int64(0)) }
 
-    func position(of record: Message) -> CursorCodec.Position { .init(key: record.sentAt.milliseconds, id: record.id) }
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { MessageStore.appendRow(stmt, batch) }
+
+    func hitBatch() -> ColumnBatch { ColumnBatch(MessageStore.batch().columns + [Column("content_spans", .int32List)]) }
+
+    /// Messages are short (measured: about 0.2 µs a row at 40 characters, read in rowid order;
+    /// about 0.35 µs through the time index).
+    var scanRowCost: Double { 0.2 }
+    var verifyCost: Double { 1.5 }
 
     func spans(_ ranges: [[Range<Int>]]) -> MatchSpans { MatchSpans(content: ranges[0]) }
 }

@@ -26,7 +26,13 @@ protocol SearchTarget {
     func estimatedCount(_ db: Connection) throws -> Int64
 
     func record(from stmt: Statement) -> Record
-    func position(of record: Record) -> CursorCodec.Position
+    /// The position of the row `stmt` is on (a ``walk`` row or a ``row(_:_:)``).
+    func position(_ stmt: Statement) -> CursorCodec.Position
+    /// Appends the row `stmt` is on (the record's columns) to a batch of ``hitBatch()``'s columns.
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch)
+    /// An empty batch of the record's columns, then one `list<int32>` span column per field
+    /// searched (in ``fields`` order).
+    func hitBatch() -> ColumnBatch
     /// Microseconds to read and check one row of a scan, and to fetch and check one candidate by
     /// id, for this kind of record (see ``SearchCost``).
     var scanRowCost: Double { get }
@@ -55,6 +61,73 @@ extension SearchTarget {
     }
 }
 
+/// Where a search puts its hits, in search order: each is the row a statement is on, with the
+/// code-point ranges of the matches in each field searched (in ``SearchTarget/fields`` order).
+protocol SearchSink {
+    /// The hits so far.
+    var count: Int { get }
+    /// The position of each hit so far, in order.
+    var positions: [CursorCodec.Position] { get }
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]])
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int)
+}
+
+/// Hits as records (``SearchHit``): the Swift API's pages.
+struct RecordSink<Target: SearchTarget>: SearchSink {
+    let target: Target
+    private(set) var hits: [SearchHit<Target.Record>] = []
+    private(set) var positions: [CursorCodec.Position] = []
+    var count: Int { hits.count }
+
+    init(_ target: Target) { self.target = target }
+
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]]) {
+        positions.append(target.position(stmt))
+        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+    }
+
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int) {
+        hits.removeSubrange(min(n, hits.count)...)
+        positions.removeSubrange(min(n, positions.count)...)
+    }
+}
+
+/// Hits read straight into columns (no `String` per field): the record's columns and the span
+/// columns of ``SearchTarget/hitBatch()``, for the first `rows` hits; later hits (the one that
+/// tells a page that more exist) only count, with their positions.
+struct BatchSink<Target: SearchTarget>: SearchSink {
+    let batch: ColumnBatch
+    let rows: Int
+    private let spanColumns: [Column]
+    private(set) var positions: [CursorCodec.Position] = []
+    private let target: Target
+    var count: Int { positions.count }
+
+    init(_ target: Target, rows: Int) {
+        self.target = target
+        self.rows = rows
+        batch = target.hitBatch()
+        batch.reserve(rows: min(rows, 1_024))
+        spanColumns = Array(batch.columns.suffix(target.fields.count))
+    }
+
+    mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]]) {
+        positions.append(target.position(stmt))
+        guard batch.count < rows else { return }
+        Target.appendRow(stmt, batch)
+        for (column, spans) in zip(spanColumns, ranges) { column.append(pairs: spans) }
+        batch.endRow()
+    }
+
+    /// Keeps the first `n` hits.
+    mutating func keep(_ n: Int) {
+        positions.removeSubrange(min(n, positions.count)...)
+        batch.truncate(rows: min(n, batch.count))
+    }
+}
+
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
 ///
 /// Two strategies, picked per query from the index's document frequencies:
@@ -66,7 +139,7 @@ extension SearchTarget {
 /// A scan that runs past its budget hands over to the index from where it stopped, so a wrong
 /// guess costs at most the budget. The index plan also checks the pending records (the few not
 /// in the index yet, or changed since it took them in) and merges their matches in.
-struct SearchEngine<Target: SearchTarget> {
+struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     let db: Connection
     let target: Target
     let query: SearchQuery
@@ -75,7 +148,8 @@ struct SearchEngine<Target: SearchTarget> {
     private let prefilter: Prefilter?
     private let fields: [(field: UInt64, column: Int32)]
     private var builder = KeyBuilder()
-    private(set) var hits: [SearchHit<Target.Record>] = []
+    /// The hits found.
+    private(set) var sink: Sink
     private var pending: [Int64]?
     /// The document frequency of each gram of the query in each field searched (read once).
     private var frequencies: [UInt64: Int64]?
@@ -84,28 +158,28 @@ struct SearchEngine<Target: SearchTarget> {
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
     private var fewStatements: Bool { db.sql.articleIndex.batch > 1 }
 
-    init(db: Connection, target: Target, query: SearchQuery, limit: Int) {
+    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink) {
         self.db = db
         self.target = target
         self.query = query
         self.limit = limit
+        self.sink = sink
         pattern = Pattern(query.key)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
     }
 
-    /// Up to `limit + 1` hits after `position`, newest first.
-    mutating func run(after position: CursorCodec.Position?) throws -> [SearchHit<Target.Record>] {
+    /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
+    mutating func run(after position: CursorCodec.Position?) throws {
         defer { builder.release() }
-        hits.removeAll()
         if query.isEmpty {
             _ = try scan(after: position, budget: nil)
-            return hits
+            return
         }
         let plan = try makePlan()
         switch plan {
         case .nothing:
-            return []
+            return
         case .scan(let budget):
             if let stopped = try scan(after: position, budget: budget) {
                 try searchIndex(after: stopped)
@@ -113,7 +187,6 @@ struct SearchEngine<Target: SearchTarget> {
         case .index:
             try searchIndex(after: position)
         }
-        return hits
     }
 
     // MARK: - Planning
@@ -216,6 +289,12 @@ struct SearchEngine<Target: SearchTarget> {
     /// Checks records newest first until the page is full, the records run out (nil), or
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
+        // (Not where a statement is a round trip that sends all its rows: PostgreSQL's heap has
+        // no rowid order to gain, and the read would have no LIMIT.)
+        if position == nil, !fewStatements, target.walk.filters.isEmpty, target.walk.range == .all {
+            if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
+            sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
+        }
         var read = 0
         // No more rows than the budget (an empty query matches every row: a page's worth). Where
         // a statement is a round trip that sends all its rows, in pages: about the rows expected
@@ -231,13 +310,11 @@ struct SearchEngine<Target: SearchTarget> {
                 var got = 0
                 while try stmt.step() {
                     check(stmt)
-                    if hits.count > limit { return nil }
+                    if sink.count > limit { return nil }
                     read += 1
                     got += 1
-                    if let budget, read >= budget {
-                        return target.position(of: target.record(from: stmt))
-                    }
-                    if got == size { after = target.position(of: target.record(from: stmt)) }
+                    if let budget, read >= budget { return target.position(stmt) }
+                    if got == size { after = target.position(stmt) }
                 }
                 if got == size {
                     full = true
@@ -249,11 +326,47 @@ struct SearchEngine<Target: SearchTarget> {
         }
     }
 
+    /// A first page's scan in rowid order (see ``Keyset/rowidOrderStatement(_:)``): a table read
+    /// from one end, without a lookup from the key's index per row. The rows read are the walk's
+    /// first ones, in its order, when each follows the one before in the walk's order and the
+    /// walk's row number `read` is the last of them (one count along the key's index, at the end
+    /// and at a few row numbers on the way, so that the check costs O(rows read)); otherwise
+    /// `.outOfOrder`, and the caller forgets the hits and scans by the index. Otherwise as
+    /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out.
+    private mutating func scanInRowidOrder(budget: Int?) throws -> RowidScan {
+        let walk = target.walk
+        let stmt = try walk.rowidOrderStatement(db)
+        defer { stmt.reset() }
+        var read = 0, nextCheck = 16
+        var last: CursorCodec.Position?
+        while try stmt.step() {
+            let here = target.position(stmt)
+            if let last, !walk.precedes(last, here) { return .outOfOrder }
+            last = here
+            check(stmt)
+            read += 1
+            let full = sink.count > limit, spent = budget.map { read >= $0 } ?? false
+            // Checked at the end, and early on (rows 16, 128, 1 024, …): ids that do not follow
+            // the keys (records imported one conversation at a time) cost a few rows.
+            if full || spent || read == nextCheck {
+                guard try target.idWalk.id(ofRow: read, db) == here.id else { return .outOfOrder }
+                if full || spent { return .inOrder(stopped: full ? nil : here) }
+                nextCheck *= 8
+            }
+        }
+        return .inOrder(stopped: nil)  // every row, each after the one before
+    }
+
+    private enum RowidScan {
+        case inOrder(stopped: CursorCodec.Position?)
+        case outOfOrder
+    }
+
     /// Checks the row `stmt` is on; appends a hit when the query matches one of the fields.
     /// Allocates nothing for a row that does not match.
     private mutating func check(_ stmt: Statement) {
         guard let ranges = match(stmt) else { return }
-        hits.append(SearchHit(record: target.record(from: stmt), spans: target.spans(ranges)))
+        sink.add(stmt, ranges)
     }
 
     /// The matches in each field of the row `stmt` is on, or nil when there is none.
@@ -349,7 +462,7 @@ struct SearchEngine<Target: SearchTarget> {
                 guard let stmt = try target.row(db, id) else { continue }
                 check(stmt)
                 stmt.reset()
-                if hits.count > limit { return }
+                if sink.count > limit { return }
             }
         } else {
             let maxId = candidates[candidates.count - 1]
@@ -363,7 +476,7 @@ struct SearchEngine<Target: SearchTarget> {
                     guard let stmt = try target.row(db, id) else { continue }
                     check(stmt)
                     stmt.reset()
-                    if hits.count > limit { return }
+                    if sink.count > limit { return }
                 }
             }
         }
@@ -383,7 +496,7 @@ struct SearchEngine<Target: SearchTarget> {
                 defer { stmt.reset() }
                 while try stmt.step() {
                     check(stmt)
-                    if hits.count > limit { return true }
+                    if sink.count > limit { return true }
                 }
             }
             return false

@@ -301,9 +301,27 @@ struct Prefilter {
     /// UTF-8 encodings of every code point that can put `c` into a key.
     let needles: [[UInt8]]
 
-    /// For a query key: the prefilter on its most selective-looking eligible code point, or nil.
+    /// For a query key: the prefilter on its longest run of two or more eligible code points that
+    /// nothing else becomes (no producers: most CJK, digits, punctuation), or else on its most
+    /// selective-looking eligible code point, or nil.
+    ///
+    /// A run is one needle, its UTF-8: each of its code points in a text's key comes from itself
+    /// in the text, and two that are adjacent in the key are adjacent in the text (NFC neither
+    /// drops a code point nor moves one across a boundary; a mark between them would stay between
+    /// them in the key), so a text whose key contains the run contains its bytes.
     static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
         let producers = fold ? Self.foldedProducers : Self.exactProducers
+        var best = 0..<0, start = 0
+        for (k, c) in key.enumerated() {
+            if c == 0xFFFD || producers[c] != nil || !isEligible(c) {
+                start = k + 1
+            } else if k + 1 - start > best.count {
+                best = start..<(k + 1)
+            }
+        }
+        if best.count >= 2 {
+            return Prefilter(needles: [best.flatMap { utf8(key[$0]) }])
+        }
         let eligible = Set(key).filter { isEligible($0) }
         guard let c = eligible.max() else { return nil } // non-ASCII first, then late letters
         var needles = [utf8(c)]
@@ -313,7 +331,7 @@ struct Prefilter {
 
     /// Whether `utf8` contains one of the needles. O(n) per needle: `memchr` for the needle's last
     /// byte (for CJK a continuation byte, rarer than the lead byte), then a check of the bytes
-    /// before it.
+    /// before it (for a run, of the whole run).
     func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress, utf8.count > 0 else { return false }
         let end = base + utf8.count

@@ -13,17 +13,19 @@ extension Store {
     }
 
     /// One page of a search: `query` over `target`, after `cursor` (a `nextCursor` of cursor kind
-    /// `kind`), at most `limit` hits, read at one moment; `check` runs first in the read (a scope
-    /// that must exist). Both stores' `search` run through it.
-    func searchPage<Target: SearchTarget>(_ query: SearchQuery, _ target: Target, kind: String, limit: Int, after cursor: String?,
-                                          check: (Connection) throws -> Void = { _ in }) throws -> Page<SearchHit<Target.Record>> {
+    /// `kind`), up to `limit + 1` hits (the last tells that more exist) put into `sink`, every
+    /// statement reading one snapshot (``readSnapshot(_:)``); `check` runs first in the read (a
+    /// scope that must exist). Both stores' `search` and `searchBatch` run through it.
+    func searchPage<Target: SearchTarget, Sink: SearchSink>(_ query: SearchQuery, _ target: Target, kind: String, limit: Int,
+                                                            after cursor: String?, into sink: Sink,
+                                                            check: (Connection) throws -> Void = { _ in }) throws -> Sink {
         let position = try cursor.map { try cursors.decode($0, kind: kind) }
-        let hits = try read { db in
+        return try readSnapshot { db in
             try check(db)
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit)
-            return try engine.run(after: position)
+            var engine = SearchEngine(db: db, target: target, query: query, limit: limit, sink: sink)
+            try engine.run(after: position)
+            return engine.sink
         }
-        return page(hits, limit: limit, kind: kind) { target.position(of: $0.record) }
     }
 
     /// Takes every pending record into the search index now (writes do it by the batch; see

@@ -43,7 +43,25 @@ struct Keyset: Sendable {
         ascending ? (a.key, a.id) < (b.key, b.id) : (a.key, a.id) > (b.key, b.id)
     }
 
-    private enum Seek { case all, sameKey, beyond }
+    private enum Seek { case all, sameKey, beyond, rowid }
+
+    /// The walk's rows from the start, in rowid order instead (`id` descending, or ascending when
+    /// the walk is), in the same range: the walk's own order when the table's ids follow its keys,
+    /// as they do for records written in time order, read without a lookup from the key's index
+    /// per row. The caller checks the order as it reads (see ``id(ofRow:_:)``). Only for a walk
+    /// without filters, whose `id` is the rowid.
+    func rowidOrderStatement(_ db: Connection) throws -> Statement {
+        try statement(db, .rowid, nil, limit: nil)
+    }
+
+    /// The id of row `n` (1-based) of the walk from the start, or nil when it has fewer rows.
+    /// O(log n + n) steps of the key's index (for a walk selecting only `id`, no row is read).
+    func id(ofRow n: Int, _ db: Connection) throws -> Int64? {
+        guard n > 0, !range.isEmpty else { return nil }
+        let stmt = try statement(db, .all, nil, limit: 1, offset: n - 1)
+        defer { stmt.reset() }
+        return try stmt.step() ? stmt.int64(0) : nil
+    }
 
     /// Statements that, stepped one after the other, give the rows in order strictly after
     /// `position` (from the start when nil), each at most `limit` rows (nil: no LIMIT, the caller
@@ -69,7 +87,8 @@ struct Keyset: Sendable {
         return out
     }
 
-    private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?) throws -> Statement {
+    private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?,
+                           offset: Int? = nil) throws -> Statement {
         let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
         var conditions = filters
         if ids != nil { conditions.append(id + db.sql.articleIndex.idIn) }
@@ -85,9 +104,11 @@ struct Keyset: Sendable {
         case .beyond:
             conditions.append("\(key) \(beyond) ?")
             orderBy = "\(key) \(order), \(id) \(order)"
+        case .rowid:
+            orderBy = "\(id) \(order)"
         }
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let stmt = try db.prepare("\(select)\(whereSQL) ORDER BY \(orderBy)\(limit == nil ? "" : " LIMIT ?")")
+        let stmt = try db.prepare("\(select)\(whereSQL) ORDER BY \(orderBy)\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")")
         var i: Int32 = 1
         func bind(_ value: Int64) {
             stmt.bind(i, value)
@@ -105,6 +126,7 @@ struct Keyset: Sendable {
             if seek == .sameKey { bind(position.id) }
         }
         if let limit { bind(Int64(limit)) }
+        if let offset { bind(Int64(offset)) }
         return stmt
     }
 
@@ -124,5 +146,17 @@ extension Store {
     func page<Row>(_ rows: [Row], limit: Int, kind: String, position: (Row) -> CursorCodec.Position) -> Page<Row> {
         guard rows.count > limit, let last = rows.prefix(limit).last else { return Page(items: rows, nextCursor: nil) }
         return Page(items: Array(rows.prefix(limit)), nextCursor: cursors.encode(kind: kind, position(last)))
+    }
+
+    /// The same for rows whose places are `positions` (as many).
+    func page<Row>(_ rows: [Row], positions: [CursorCodec.Position], limit: Int, kind: String) -> Page<Row> {
+        Page(items: Array(rows.prefix(limit)), nextCursor: nextCursor(positions, limit: limit, kind: kind))
+    }
+
+    /// The next page's cursor of a page read with one more row than `limit`, its rows at `positions`:
+    /// at the last row shown, when more exist.
+    func nextCursor(_ positions: [CursorCodec.Position], limit: Int, kind: String) -> String? {
+        guard positions.count > limit, limit > 0 else { return nil }
+        return cursors.encode(kind: kind, positions[limit - 1])
     }
 }

@@ -322,19 +322,7 @@ extension Store {
     /// Runs `body` with a reader over one consistent snapshot of the store (one read transaction,
     /// under the store's lock for its whole length).
     func exportSnapshot<T>(range: TimeRange = .all, _ body: (ExportReader) throws -> T) throws -> T {
-        try read { db in
-            try db.execute(db.sql.exchange.beginSnapshot)
-            do {
-                let result = try body(ExportReader(db, range: range))
-                db.finishStatements()
-                try db.execute(db.sql.exchange.endSnapshot)
-                return result
-            } catch {
-                db.finishStatements()
-                _ = try? db.execute(db.sql.exchange.abortSnapshot)
-                throw error
-            }
-        }
+        try readSnapshot { db in try body(ExportReader(db, range: range)) }
     }
 
     /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits

@@ -159,6 +159,24 @@ public final class Store: Sendable {
         }
     }
 
+    /// Like ``read(_:)``, with every statement of `body` reading one snapshot: one read transaction
+    /// (so a read of several statements takes the database's read lock once, not once each).
+    func readSnapshot<T>(_ body: (Connection) throws -> T) throws -> T {
+        try read { db in
+            try db.execute(db.sql.exchange.beginSnapshot)
+            do {
+                let result = try body(db)
+                db.finishStatements()
+                try db.execute(db.sql.exchange.endSnapshot)
+                return result
+            } catch {
+                db.finishStatements()
+                _ = try? db.execute(db.sql.exchange.abortSnapshot)
+                throw error
+            }
+        }
+    }
+
     /// Runs `body` in one write transaction, under the store's lock; after it commits, tells the
     /// subscribers what changed (outside the lock, on the calling thread: see ``ChangeDelivery``).
     ///
