@@ -29,7 +29,7 @@ struct LayoutTests {
 
     @Test("the height cache keeps the most recently used entries within its bound")
     func cacheAgainstAModel() throws {
-        var cache = HeightCache(capacityBytes: 4_096)
+        var cache = try HeightCache(capacityBytes: 4_096)
         var model: [UInt64: Int32] = [:]
         var order: [UInt64] = []  // most recent last
         var rng = SystemRandomNumberGenerator()
@@ -83,8 +83,8 @@ struct LayoutTests {
     }
 
     @Test("a measurement that raced with a write to its row is not cached; others are")
-    func raceWithAWrite() {
-        var state = Layout.State(cache: HeightCache(capacityBytes: 1 << 20), syncedSeq: 10, recentFloor: 10)
+    func raceWithAWrite() throws {
+        var state = Layout.State(cache: try HeightCache(capacityBytes: 1 << 20), syncedSeq: 10, recentFloor: 10)
         let at = Timestamp(milliseconds: 0)
         _ = state.apply([Change(seq: 11, entity: "article", operation: .update, entityId: 7, uid: "u", revision: 2, at: at),
                          Change(seq: 12, entity: "message", operation: .delete, entityId: 7, uid: "v", revision: nil, at: at)])

@@ -41,7 +41,15 @@ struct HeightCache {
     private(set) var evictions = 0
     private(set) var invalidations = 0
 
-    init(capacityBytes: Int) {
+    /// The smallest bound a cache takes (a layout's `cache_bytes`).
+    static let minimumCapacityBytes = 1024
+
+    /// An empty cache holding at most `capacityBytes`; `.validation` (naming `cache_bytes`) below
+    /// ``minimumCapacityBytes``.
+    init(capacityBytes: Int) throws {
+        guard capacityBytes >= Self.minimumCapacityBytes else {
+            throw NotesError.validation("cache_bytes", "cache_bytes must be at least \(Self.minimumCapacityBytes), got \(capacityBytes)")
+        }
         self.capacityBytes = capacityBytes
         maxEntries = HeightCache.entriesFitting(capacityBytes)
         slots = [Int32](repeating: -1, count: 16)

@@ -64,16 +64,14 @@ public final class Layout: Sendable {
         guard estimatedHeight.isFinite, estimatedHeight >= 0, estimatedHeight <= 1_000_000 else {
             throw NotesError.validation("estimated_height", "estimated_height must be a number of pixels between 0 and 1000000, got \(estimatedHeight)")
         }
-        guard cacheCapacityBytes >= 1024 else {
-            throw NotesError.validation("cache_bytes", "cache_bytes must be at least 1024, got \(cacheCapacityBytes)")
-        }
+        let cache = try HeightCache(capacityBytes: cacheCapacityBytes)
         self.store = store
         self.width = width
         self.articleStyle = articleStyle
         self.bubbleStyle = bubbleStyle
         self.estimatedHeight = estimatedHeight
         let seq = try store.lastChangeSeq()
-        state = Mutex(State(cache: HeightCache(capacityBytes: cacheCapacityBytes), syncedSeq: seq, recentFloor: seq))
+        state = Mutex(State(cache: cache, syncedSeq: seq, recentFloor: seq))
     }
 
     /// Drops the cache; every later call fails with `.closed`. Closing twice does nothing.

@@ -94,7 +94,7 @@ protocol DatabaseStatement {
 /// Not thread-safe by itself: the backend's connection is not (SQLite's is opened with
 /// `SQLITE_OPEN_NOMUTEX`) and the statement cache is plain Swift state.
 ///
-/// Why `@unchecked Sendable` is safe: a connection is only ever used by one thread at a time. A
+/// Why the unchecked `Sendable` is safe: a connection is only ever used by one thread at a time. A
 /// ``Store``'s connection lives inside the store's `Mutex<Connection?>` and is handed only to the
 /// non-escaping bodies of `Store.read`/`Store.write`, which run under that lock; the other
 /// connections (a selection's second half, `BackgroundRead`) are made, used and closed by one

@@ -54,8 +54,6 @@ struct LibPQ: Sendable {
     static let commandOK: Int32 = 1
     static let tuplesOK: Int32 = 2
     static let transactionIdle: Int32 = 0
-    static let transactionInError: Int32 = 3
-    static let transactionUnknown: Int32 = 4
     /// PG_DIAG_SQLSTATE
     static let diagSQLState = Int32(UInt8(ascii: "C"))
 
