@@ -164,38 +164,54 @@ extension PackedRow {
 
     /// The same row written into the caller's `buffer` when it fits in `capacity` bytes (no
     /// allocation, and nothing for the caller to free: the answer is `buffer` itself), else
-    /// into new memory as ``owned(_:ints:texts:)``.
+    /// into new memory as ``owned(_:ints:texts:)``. The row is written as it is read (one pass
+    /// over the columns); only one too long for the buffer is measured first.
     static func write(_ row: RawRow, ints: [Int], texts: [Int], into buffer: UnsafeMutableRawPointer?,
                       capacity: Int64) throws -> UnsafeMutablePointer<CChar> {
-        func withText<T>(_ k: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
-            k == 0 ? row.withUIDText(texts[k], body) : row.withUTF8(texts[k], body)
+        if let buffer, let written = fill(row, ints: ints, texts: texts, into: buffer, capacity: Int(clamping: capacity)) {
+            return written
         }
         var size = 8 * (1 + ints.count + texts.count)
-        for k in texts.indices { size += withText(k) { $0.count } }
-        let memory: UnsafeMutableRawPointer
-        if let buffer, Int64(size) <= capacity {
-            memory = buffer
-        } else {
-            guard let fresh = malloc(size) else { throw NotesError(.internalError, "out of memory") }
-            memory = fresh
+        for k in texts.indices { size += withText(row, texts, k) { $0.count } }
+        guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory") }
+        guard let written = fill(row, ints: ints, texts: texts, into: memory, capacity: size) else {
+            free(memory)
+            throw NotesError(.internalError, "a packed row changed size while written")
         }
-        memory.storeBytes(of: Int64(size).littleEndian, as: Int64.self)
+        return written
+    }
+
+    /// Text column `k` of `texts` in place (the first is the uid, stored as 16 bytes).
+    @inline(__always)
+    private static func withText<T>(_ row: RawRow, _ texts: [Int], _ k: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        k == 0 ? row.withUIDText(texts[k], body) : row.withUTF8(texts[k], body)
+    }
+
+    /// Writes the row into `memory`; nil (the memory's bytes past the header undefined) when it
+    /// needs more than `capacity` bytes.
+    private static func fill(_ row: RawRow, ints: [Int], texts: [Int], into memory: UnsafeMutableRawPointer,
+                             capacity: Int) -> UnsafeMutablePointer<CChar>? {
         var at = 8
+        var text = at + 8 * (ints.count + texts.count)
+        guard text <= capacity else { return nil }
         for c in ints { (memory + at).storeBytes(of: row.int64(c).littleEndian, as: Int64.self); at += 8 }
-        var text = at + 8 * texts.count
         for k in texts.indices {
             if k > 0 && row.isNull(texts[k]) {
                 (memory + at).storeBytes(of: Int64(-1).littleEndian, as: Int64.self)
                 at += 8
                 continue
             }
-            withText(k) { bytes in
+            let fits = withText(row, texts, k) { bytes -> Bool in
+                guard bytes.count <= capacity - text else { return false }
                 (memory + at).storeBytes(of: Int64(bytes.count).littleEndian, as: Int64.self)
                 if let base = bytes.baseAddress, bytes.count > 0 { memcpy(memory + text, base, bytes.count) }
                 text += bytes.count
+                return true
             }
+            guard fits else { return nil }
             at += 8
         }
+        memory.storeBytes(of: Int64(text).littleEndian, as: Int64.self)
         return memory.assumingMemoryBound(to: CChar.self)
     }
 }

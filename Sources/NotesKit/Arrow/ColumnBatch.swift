@@ -103,10 +103,12 @@ public final class Column {
     let values = ByteBuffer()
     /// String and list offsets (one more than the rows), written as Arrow has them: int32, or int64
     /// once a string column's text passes 2 GiB (`wide`: the column is then a `large_string`).
-    @exclusivity(unchecked) var offsets = ByteBuffer()
+    let offsets = ByteBuffer()
     @exclusivity(unchecked) private(set) var wide = false
-    /// The validity bitmap, made at the first null.
-    @exclusivity(unchecked) var validity: ByteBuffer?
+    /// The validity bitmap, kept from the first null on (`hasNulls`). The buffers are `let`s, made
+    /// with the column: a value appended to a million-row scan reaches them without a retain.
+    let validity = ByteBuffer()
+    @exclusivity(unchecked) private(set) var hasNulls = false
 
     public init(_ name: String, _ kind: ColumnKind, nullable: Bool = false) {
         self.name = name
@@ -129,8 +131,10 @@ public final class Column {
     /// Rewrites the int32 offsets as int64 (a string column whose text passed 2 GiB).
     private func widen() {
         guard !wide else { return }
-        let old = offsets
-        offsets = ByteBuffer(capacity: old.count * 2)
+        let old = ByteBuffer(capacity: offsets.count)
+        if let base = offsets.base { old.append(UnsafeRawBufferPointer(start: base, count: offsets.count)) }
+        offsets.reset()
+        offsets.reserve(old.count * 2)
         if let base = old.base {
             for i in 0..<old.count / 4 { offsets.append(Int64(base.load(fromByteOffset: 4 * i, as: Int32.self))) }
         }
@@ -154,7 +158,7 @@ public final class Column {
 
     @inline(__always)
     private func valid() {
-        if let validity { setBit(validity, length, true) }
+        if hasNulls { setBit(validity, length, true) }
         length += 1
     }
 
@@ -201,10 +205,9 @@ public final class Column {
 
     /// A null in this row (the column is then nullable in its schema).
     public func appendNull() {
-        if validity == nil {
-            let bitmap = ByteBuffer()
-            for i in 0..<length { setBit(bitmap, i, true) }
-            validity = bitmap
+        if !hasNulls {
+            for i in 0..<length { setBit(validity, i, true) }
+            hasNulls = true
         }
         switch kind {
         case .int64, .timestamp: values.append(Int64(0))
@@ -212,7 +215,7 @@ public final class Column {
         case .string: appendOffset(values.count)
         case .int32List: appendOffset(values.count / 4)
         }
-        setBit(validity!, length, false)
+        setBit(validity, length, false)
         nullCount += 1
         length += 1
     }
@@ -221,7 +224,7 @@ public final class Column {
     public var textBytes: Int { kind == .string ? values.count : 0 }
 
     /// True when memory ran out while appending.
-    public var failed: Bool { values.failed || offsets.failed || validity?.failed == true }
+    public var failed: Bool { values.failed || offsets.failed || validity.failed }
 }
 
 /// One finished column, its buffers handed over: what the C ABI wraps as an Arrow array.
@@ -255,11 +258,12 @@ extension FinishedColumn {
 extension Column {
     /// Hands the buffers over as an Arrow array; the column is empty afterwards.
     public func finish() -> FinishedColumn {
-        let validityBuffer = validity?.take()
+        let validityBuffer = hasNulls ? validity.take() : nil
         let rows = length, nulls = nullCount
         let isNullable = nullable || nulls > 0
         defer {
-            length = 0; nullCount = 0; validity = nil; wide = false
+            length = 0; nullCount = 0; hasNulls = false; wide = false
+            validity.reset()
             if kind == .string || kind == .int32List { offsets.append(Int32(0)) }
         }
         switch kind {
@@ -292,8 +296,10 @@ public final class ColumnBatch {
     @inline(__always)
     public func endRow() { count += 1 }
 
-    public func reserve(rows: Int) {
-        for column in columns { column.reserve(rows: rows) }
+    /// Makes room for `rows` rows, each string column for `textBytes` bytes of text (a page read
+    /// into buffers sized once, not grown by copying as its rows arrive).
+    public func reserve(rows: Int, textBytes: Int = 0) {
+        for column in columns { column.reserve(rows: rows, bytes: textBytes) }
     }
 
     /// Makes room for `rows` rows, each string column for an eighth more bytes than the same column
@@ -354,7 +360,7 @@ extension Column {
                 appendOffset(values.count / unit)
             }
         }
-        if let validity {
+        if hasNulls {
             let bits = (0..<n).map { bit(validity, $0) }
             rebuildBits(validity, bits.reversed())
         }
@@ -397,7 +403,7 @@ extension Column {
         case .string: values.truncate(offset(n)); offsets.truncate((n + 1) * (wide ? 8 : 4))
         case .int32List: values.truncate(offset(n) * 4); offsets.truncate((n + 1) * 4)
         }
-        if let validity {
+        if hasNulls {
             validity.truncate(bitmapBytes)
             nullCount = (0..<n).reduce(0) { $0 + (bit(validity, $1) ? 0 : 1) }
         }

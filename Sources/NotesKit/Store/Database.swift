@@ -107,9 +107,15 @@ final class Connection: @unchecked Sendable {
     let database: any DatabaseConnection
     /// The backend's statements (see ``StoreSQL``).
     let sql: StoreSQL
-    private var statements: [String: Statement] = [:]
+    @exclusivity(unchecked) private var statements: [String: Statement] = [:]
     /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
-    private var inUse: [Statement] = []
+    @exclusivity(unchecked) private var inUse: [Statement] = []
+    /// The statement `prepare` handed out last and its text: a hot read (`get`, a page) runs the
+    /// same statement call after call, found here by comparing the text (the same string storage:
+    /// one compare) before the dictionary hashes it. (The run-time exclusivity checks of these
+    /// properties are off: the connection is only ever used by one thread at a time, see above.)
+    @exclusivity(unchecked) private var lastSQL = ""
+    @exclusivity(unchecked) private var last: Statement?
 
     init(_ database: any DatabaseConnection) {
         self.database = database
@@ -120,6 +126,7 @@ final class Connection: @unchecked Sendable {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        last = nil
         database.close()
     }
 
@@ -128,7 +135,7 @@ final class Connection: @unchecked Sendable {
 
     /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
     func prepare(_ sql: String) throws -> Statement {
-        if let cached = statements[sql] {
+        if let cached = sql == lastSQL ? last : remembered(sql) {
             if cached.inUse {
                 cached.reset()
             } else {  // (finishStatements left it reset, its bindings cleared)
@@ -139,9 +146,19 @@ final class Connection: @unchecked Sendable {
         }
         let statement = Statement(try database.prepare(sql))
         statements[sql] = statement
+        lastSQL = sql
+        last = statement
         statement.inUse = true
         inUse.append(statement)
         return statement
+    }
+
+    /// The cached statement for `sql`, remembered as the last one handed out.
+    private func remembered(_ sql: String) -> Statement? {
+        guard let cached = statements[sql] else { return nil }
+        lastSQL = sql
+        last = cached
+        return cached
     }
 
     /// Resets every statement used since the last call, so that none keeps a read transaction (and
@@ -210,9 +227,9 @@ final class Statement {
     /// The statement through the protocol (every backend; used when `lite` is nil).
     private let other: any DatabaseStatement
     /// Listed in the connection's statements to reset after the current call.
-    var inUse = false
+    @exclusivity(unchecked) var inUse = false
     /// A failed bind since the last reset, thrown by the next `step`.
-    private var bindFailure: (any Error)?
+    @exclusivity(unchecked) private var bindFailure: (any Error)?
 
     init(_ statement: any DatabaseStatement) {
         lite = statement as? SQLiteStatement

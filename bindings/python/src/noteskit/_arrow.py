@@ -211,6 +211,9 @@ class _Out(threading.local):
         self.page_refs = self.refs + (self.cursor_ref,)
         self.row = ctypes.create_string_buffer(ROW_BUFFER_SIZE)
         self.row_at = addressof(self.row)
+        #: What ``nk_article_get`` takes and answers in, read with one look-up of this thread's
+        #: attributes: the row buffer's address, the out-pointer and its ``byref``.
+        self.get_row = (self.row_at, self.cursor, self.cursor_ref)
 
 
 _out = _Out()

@@ -145,12 +145,10 @@ def get_article(function: Any, store: "Store", id: int) -> Article:
     """``articles.get``, the hottest call: the row is packed into this thread's buffer (no
     allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded by
     ``article_from_row``. The handle is read without the property: a closed store's None fails
-    the call, and the property then raises the ClosedError."""
-    out = _out
-    cursor = out.cursor
-    cursor.value = None
-    buffer = out.row_at
-    if function(store._handle, id, buffer, _ROW_BUFFER_SIZE, out.cursor_ref):
+    the call, and the property then raises the ClosedError. (A call that succeeds always sets
+    ``*out_row``: the out-pointer is not cleared before it.)"""
+    buffer, cursor, cursor_ref = _out.get_row
+    if function(store._handle, id, buffer, _ROW_BUFFER_SIZE, cursor_ref):
         store.handle  # raises ClosedError once the store is closed
         raise _ffi.last_error()
     p = cursor.value
