@@ -151,6 +151,8 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The hits found.
     private(set) var sink: Sink
     private var pending: [Int64]?
+    /// How many pending records the search checked (see ``foldsPending``).
+    private var pendingChecked = 0
     /// The document frequency of each gram of the query in each field searched (read once).
     private var frequencies: [UInt64: Int64]?
     private var estimated: Int64?
@@ -423,6 +425,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         for stmt in try target.index.pendingRecords(db) {
             defer { stmt.reset() }
             while try stmt.step() {
+                pendingChecked += 1
                 for column in wanted {
                     ranges.removeAll(keepingCapacity: true)
                     if stmt.withUTF8(column, { find(in: $0, into: &ranges) }) {
@@ -435,6 +438,11 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         pending = out
         return out
     }
+
+    /// True when the search checked ``SearchIndex/foldCount`` pending records or more: its
+    /// store then folds them into the index (``Store/foldAfterSearch(_:)``), so that the next
+    /// searches do not check them again.
+    var foldsPending: Bool { pendingChecked > 0 && pendingChecked >= SearchIndex.foldCount }
 
     private mutating func searchIndex(after position: CursorCodec.Position?) throws {
         let candidates = Postings.union(try self.candidates(), try pendingMatches())

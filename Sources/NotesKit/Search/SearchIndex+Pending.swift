@@ -20,11 +20,20 @@ import Glibc
 /// records only cost a check (every candidate is checked against the stored text, and a removed
 /// record has none), so a search never reads the removed records.
 ///
-/// A write whose transaction leaves at least ``foldCount`` new and changed records, or that wrote
-/// more than ``foldBytes`` of text, *folds* them into the index before it commits: the new records
-/// in one batch (grams together, each gram's new ids appended once), the changed ones gram by
-/// gram, then the indexed-through id moves up and their `search_pending` rows are emptied. A write
-/// pays O(1) pages; a fold of k records pays about what one batch import of k records pays.
+/// The pending set is *folded* into the index in a write transaction: the new records in one
+/// batch (grams together, each gram's new ids appended once), the changed ones gram by gram, then
+/// the indexed-through id moves up and their `search_pending` rows are emptied. A fold of k records
+/// pays about what one batch import of k records pays; a write that leaves its records pending
+/// pays O(1) pages. Who folds:
+/// - a search whose index plan checks at least ``foldCount`` pending records of its kind folds
+///   them right after it has its page (its own write transaction; not on a read-only handle), so
+///   the searches that follow check none, and the writes between searches (a run of sends) pay
+///   no fold at all;
+/// - a write whose transaction leaves at least ``writeFoldFactor`` × ``foldCount`` pending records
+///   of a kind (4 096 messages, 512 articles; ``foldCount`` while removed records are due, which
+///   no search reads), or that wrote more than ``foldBytes`` of text, folds them before it
+///   commits: the pending set a search checks stays bounded when nothing searches (or only
+///   read-only handles do).
 ///
 /// Removed records are taken out of the index with a fold only while they are *due*
 /// (``PendingState/removalsDue``): while they are few, or once they are at least an eighth of the records
@@ -34,8 +43,9 @@ import Glibc
 /// each time, while waiting until they are an eighth of it makes each rewrite remove many ids per
 /// block. Due removals count as pending records; the others wait and cost writes nothing.
 extension SearchIndex {
-    /// Pending records past which a write folds them in: 512, or `NOTESKIT_SEARCH_FOLD` when set
-    /// (for tests: `0` folds at every write, as an index without a pending set would).
+    /// Pending records past which a search folds them in (a write: ``writeFoldFactor`` times as
+    /// many): 512, or `NOTESKIT_SEARCH_FOLD` when set (for tests: `0` folds at every write, as an
+    /// index without a pending set would).
     static var foldCount: Int64 {
         getenv("NOTESKIT_SEARCH_FOLD").flatMap { Int64(String(cString: $0)) } ?? 512
     }

@@ -16,7 +16,7 @@
 ///   every tail id. A tail that outgrows ``Postings/blockBytes`` moves into blocks whole.
 ///
 /// A write does not touch these tables: it leaves its records to the pending set, which a later
-/// write folds in by the batch, in its transaction (see `SearchIndex+Pending.swift`).
+/// search or write folds in by the batch, in a write transaction (see `SearchIndex+Pending.swift`).
 struct SearchIndex: Sendable {
     let gramsTable: String
     let blocksTable: String
@@ -26,6 +26,12 @@ struct SearchIndex: Sendable {
     /// The kind's number in `search_pending`, and its `meta` key of the highest indexed id.
     let kind: Int64
     let throughKey: String
+    /// How many times ``foldCount`` pending records a write leaves before it folds them itself
+    /// (a search that checks ``foldCount`` of them folds them after its page: see `SearchIndex+Pending.swift`).
+    /// Messages: 8, so that a run of sends with no search between pays one fold of 4 096 short
+    /// texts instead of eight of 512 (a fold costs less per record the more it takes in).
+    /// Articles: 1, their texts are long (a search checks pending texts directly).
+    var writeFoldFactor: Int64 = 1
     /// The number of the kind's removed records in `search_pending`, and its `meta` key of how many
     /// there are (see `SearchIndex+Pending.swift`).
     var removedKind: Int64 { kind + 2 }
@@ -34,7 +40,8 @@ struct SearchIndex: Sendable {
     static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks", recordsTable: "articles",
                                       columns: [(title, "title"), (content, "content")], kind: 0, throughKey: "article_search_through")
     static let messages = SearchIndex(gramsTable: "message_grams", blocksTable: "message_blocks", recordsTable: "messages",
-                                      columns: [(content, "content")], kind: 1, throughKey: "message_search_through")
+                                      columns: [(content, "content")], kind: 1, throughKey: "message_search_through",
+                                      writeFoldFactor: 8)
 
     /// `SELECT id, <searched columns> FROM <records>`.
     var selectTexts: String { "SELECT id, \(columns.map(\.name).joined(separator: ", ")) FROM \(recordsTable)" }

@@ -96,10 +96,12 @@ final class SearchIndexObserver: WriteObserver {
 }
 
 extension SearchIndex {
-    /// Folds the pending new and changed records in when they are ``foldCount`` (due removed
-    /// records counted too), or when `force`d; the removed ones too when due.
+    /// Folds the pending records in when they are ``writeFoldFactor`` × ``foldCount``, or
+    /// ``foldCount`` once removed records are due (they count then; no search folds them), or when
+    /// `force`d; the removed ones too when due.
     func foldIfDue(_ db: Connection, force: Bool, pipeline: GramPipeline?) throws {
         let state = try pendingState(db)
-        if force || state.count >= Self.foldCount { try fold(db, pipeline: pipeline, removals: state.removalsDue) }
+        let limit = state.removalsDue ? Self.foldCount : writeFoldFactor * Self.foldCount
+        if force || state.count >= limit { try fold(db, pipeline: pipeline, removals: state.removalsDue) }
     }
 }

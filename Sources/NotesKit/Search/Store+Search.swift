@@ -20,16 +20,31 @@ extension Store {
                                                             after cursor: String?, into sink: Sink,
                                                             check: (Connection) throws -> Void = { _ in }) throws -> Sink {
         let position = try cursor.map { try cursors.decode($0, kind: kind) }
-        return try readSnapshot { db in
+        let (found, folds) = try readSnapshot { db in
             try check(db)
             var engine = SearchEngine(db: db, target: target, query: query, limit: limit, sink: sink)
             try engine.run(after: position)
-            return engine.sink
+            return (engine.sink, engine.foldsPending)
+        }
+        if folds { foldAfterSearch([target.index]) }
+        return found
+    }
+
+    /// After a search that checked many pending records of `indexes` (``SearchEngine/foldsPending``):
+    /// folds those kinds' pending sets into the index, in a write transaction of its own (see
+    /// `SearchIndex+Pending.swift`), so that the searches that follow do not check them again. The
+    /// search's page is complete without it: on a read-only handle nothing is folded, and a fold
+    /// that fails (the disk full, another writer holding the lock past the busy timeout) is left to
+    /// a later search or write, which folds the same records. O(pending text).
+    func foldAfterSearch(_ indexes: [SearchIndex]) {
+        guard !indexes.isEmpty, !isReadOnly else { return }
+        _ = try? write { tx in
+            for index in indexes { try index.foldIfDue(tx.connection, force: true, pipeline: nil) }
         }
     }
 
-    /// Takes every pending record into the search index now (writes do it by the batch; see
-    /// `SearchIndex+Pending.swift`). For tests and benchmarks. O(pending text).
+    /// Takes every pending record into the search index now (searches and writes do it by the
+    /// batch; see `SearchIndex+Pending.swift`). For tests and benchmarks. O(pending text).
     func foldSearchIndex() throws {
         try write { tx in
             try SearchIndex.articles.fold(tx.connection, removals: true)

@@ -71,6 +71,7 @@ extension Store {
             CursorCodec.Position(key: p.key, id: p.id >= Store.articleRank ? p.id - Store.articleRank : Int64.min)
         }
         let messageAfter = position.map { p in CursorCodec.Position(key: p.key, id: p.id >= Store.articleRank ? Int64.max : p.id) }
+        var folds: [SearchIndex] = []
         try readSnapshot { db in
             // Messages first (chats are usually the denser kind): when they fill the page, the
             // page holds nothing older than the last of them, so the articles are searched back to
@@ -80,6 +81,7 @@ extension Store {
                 var engine = SearchEngine(db: db, target: messageTarget, query: parsed, limit: limit, sink: messages)
                 try engine.run(after: messageAfter)
                 messages = engine.sink
+                if engine.foldsPending { folds.append(messageTarget.index) }
                 if messages.count > limit, let last = messages.positions.last {
                     let since = max(range.since?.milliseconds ?? Int64.min, last.key)
                     articleRange.since = Timestamp(milliseconds: since)
@@ -91,8 +93,10 @@ extension Store {
                 var engine = SearchEngine(db: db, target: target, query: parsed, limit: limit, sink: articles)
                 try engine.run(after: articleAfter)
                 articles = engine.sink
+                if engine.foldsPending { folds.append(target.index) }
             }
         }
+        foldAfterSearch(folds)
         // Merge: time, then articles before messages, then id, descending.
         let a = articles.positions, m = messages.positions
         var order: [Bool] = []

@@ -1,7 +1,7 @@
 """Search over records the index has not taken in yet (issue 3: a send must stay cheap).
 
-A write leaves its records pending; a later write folds the pending set into the index once it
-holds 512 records. Searches see pending and indexed records alike, in one order, under every plan.
+A write leaves its records pending; a search that checks 512 of them folds the pending set into
+the index after its page, and a write once it holds 4 096 messages (512 articles). Searches see pending and indexed records alike, in one order, under every plan.
 """
 from __future__ import annotations
 
@@ -97,21 +97,54 @@ def test_changed_and_deleted_articles_are_right_before_and_after_the_fold(db_pat
         assert index_rows(db_path) == folded
 
 
-def test_the_pending_set_is_folded_in_when_it_reaches_512_records(db_path):
+def through(path, kind="message"):
+    """The highest id the search index of `kind` has taken in."""
+    with sqlite3.connect(path) as db:
+        return db.execute(f"SELECT value FROM meta WHERE key = '{kind}_search_through'").fetchone()[0]
+
+
+def test_a_search_that_checks_512_pending_messages_folds_them_in_and_sends_do_not(db_path):
     with nk.Store.open(db_path) as store:
         conv = store.conversations.create("c")
         for i in range(511):
             conv.send(f"message {i} 天气")
-        with sqlite3.connect(db_path) as db:
-            assert db.execute("SELECT value FROM meta WHERE key = 'message_search_through'").fetchone()[0] == 0
+        assert through(db_path) == 0
+        # Searches that check 511 pending messages leave them pending.
         assert [h.message.id for h in store.messages.search_iter("天气 1", batch_size=50)] == \
             [h.message.id for h in store.messages.search_iter("天气 1", conversation=conv.id, batch_size=50)]
         before = [h.message.id for h in store.messages.search_iter("e 5", batch_size=13)]
+        assert through(db_path) == 0
         last = conv.send("number 512")
-        with sqlite3.connect(db_path) as db:
-            assert db.execute("SELECT value FROM meta WHERE key = 'message_search_through'").fetchone()[0] == last.id
+        assert through(db_path) == 0  # a send leaves 512 pending: the next search folds them
+        assert [h.message.id for h in store.messages.search("number 512").items] == [last.id]
+        assert through(db_path) == last.id
         assert [h.message.id for h in store.messages.search_iter("e 5", batch_size=13)] == before
         assert [h.message.id for h in store.messages.search("number 512").items] == [last.id]
+
+
+def test_writes_with_no_search_between_fold_at_eight_times_the_threshold_for_messages_once_for_articles(db_path, monkeypatch):
+    monkeypatch.setenv("NOTESKIT_SEARCH_FOLD", "4")  # searches fold 4 pending records, writes 32 messages or 4 articles
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        for i in range(31):
+            conv.send(f"note {i}")
+        assert through(db_path) == 0
+        last = conv.send("note 31")
+        assert through(db_path) == last.id
+        articles = [store.articles.create(f"t{i}", "text") for i in range(3)]
+        assert through(db_path, "article") == 0
+        articles.append(store.articles.create("t3", "text"))
+        assert through(db_path, "article") == articles[-1].id
+        more = [conv.send(f"more {i}") for i in range(6)]
+        stored = list(store.messages.select())
+        expected = oracle.search_messages(stored, "more", None, False)
+        # A read-only handle finds the pending messages and folds nothing.
+        with nk.Store.open(db_path, read_only=True) as reader:
+            assert [(h.message.id, h.spans) for h in reader.messages.search_iter("more")] == expected
+        assert through(db_path) == last.id
+        assert [(h.message.id, h.spans) for h in store.messages.search_iter("more")] == expected
+        assert through(db_path) == more[-1].id
+        assert [(h.message.id, h.spans) for h in store.messages.search_iter("more")] == expected
 
 
 def test_messages_sent_since_the_fold_are_found_with_indexed_ones_in_every_scope(monkeypatch):
