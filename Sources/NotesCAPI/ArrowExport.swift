@@ -65,13 +65,14 @@ private final class Children<T> {
 private final class ArrayPrivate {
     let buffers: UnsafeMutablePointer<UnsafeRawPointer?>
     let bufferCount: Int
-    let children: Children<ArrowArray>
+    /// Nil for a leaf (a column of values): one object fewer per column of every batch.
+    let children: Children<ArrowArray>?
 
     init(buffers: [UnsafeMutableRawPointer?], children: [UnsafeMutablePointer<ArrowArray>]) {
         bufferCount = buffers.count
         self.buffers = .allocate(capacity: max(buffers.count, 1))
         for (i, b) in buffers.enumerated() { self.buffers[i] = UnsafeRawPointer(b) }
-        self.children = Children(children) { child in child.pointee.release?(child) }
+        self.children = children.isEmpty ? nil : Children(children) { child in child.pointee.release?(child) }
     }
 
     deinit {
@@ -97,7 +98,7 @@ private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCoun
     let data = ArrayPrivate(buffers: buffers, children: children)
     out.initialize(to: ArrowArray(
         length: Int64(length), null_count: Int64(nullCount), offset: 0, n_buffers: Int64(buffers.count),
-        n_children: Int64(children.count), buffers: data.buffers, children: data.children.list, dictionary: nil,
+        n_children: Int64(children.count), buffers: data.buffers, children: data.children?.list, dictionary: nil,
         release: releaseArray, private_data: Unmanaged.passRetained(data).toOpaque()))
     ArrowLive.made()
 }
@@ -117,18 +118,23 @@ func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutable
 /// Format strings and field names as C strings made once and kept for the life of the process:
 /// the library uses a few dozen, and a consumer may cache what it decoded by address.
 private enum InternedStrings {
-    /// Each text's C string, as its address (0 when memory ran out).
-    static let table = Mutex<[String: UInt]>([:])
+    /// Each text's C string, as its address (0 when memory ran out), and the last list of texts
+    /// looked up with its answer: a page of one kind after another asks for the same list, found by
+    /// comparing it (the same string storage: a compare each) before a text is hashed.
+    static let table = Mutex<(strings: [String: UInt], lastTexts: [String], last: [UInt])>(([:], [], []))
 
     /// The C strings of `texts`, in order, looked up (and made when new) under one lock.
     static func get(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] {
         table.withLock { t in
-            texts.map { text -> UInt in
-                if let p = t[text] { return p }
+            if texts == t.lastTexts { return t.last }
+            let found = texts.map { text -> UInt in
+                if let p = t.strings[text] { return p }
                 let p = UInt(bitPattern: strdup(text))
-                if p != 0 { t[text] = p }
+                if p != 0 { t.strings[text] = p }
                 return p
             }
+            if !found.contains(0) { (t.lastTexts, t.last) = (texts, found) }
+            return found
         }.map { UnsafeMutablePointer<CChar>(bitPattern: $0) }
     }
 }
@@ -146,6 +152,14 @@ private final class SchemaPrivate {
 }
 
 private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { releaseMade($0, \.release, \.private_data) }
+
+/// The release callback of a leaf field (no children): its format and name are interned, so it
+/// owns nothing and needs no private data (one object fewer per column of every batch).
+private let releaseLeafSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
+    guard let p, p.pointee.release != nil else { return }
+    p.pointee.release = nil
+    ArrowLive.released()
+}
 
 /// What one field of a schema says.
 struct FieldType {
@@ -191,6 +205,13 @@ private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, 
                   _ next: inout Int) {
     let format = strings[next], name = strings[next + 1]
     next += 2
+    let flags = field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0
+    if field.children.isEmpty, format != nil, name != nil {
+        out.initialize(to: ArrowSchema(format: UnsafePointer(format), name: UnsafePointer(name), metadata: nil, flags: flags,
+                                       n_children: 0, children: nil, dictionary: nil, release: releaseLeafSchema, private_data: nil))
+        ArrowLive.made()
+        return
+    }
     let children = field.children.map { child -> UnsafeMutablePointer<ArrowSchema> in
         let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
         fill(p, child, strings, &next)
@@ -199,7 +220,7 @@ private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, 
     let data = SchemaPrivate(format: format, name: name, children: children)
     out.initialize(to: ArrowSchema(
         format: UnsafePointer(data.format), name: UnsafePointer(data.name), metadata: nil,
-        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(children.count), children: data.children.list,
+        flags: flags, n_children: Int64(children.count), children: data.children.list,
         dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(data).toOpaque()))
     ArrowLive.made()
 }
