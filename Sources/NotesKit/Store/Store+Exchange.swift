@@ -328,8 +328,6 @@ extension Store {
     /// The backend is tuned for a large write meanwhile (SQLite: a larger page cache, see
     /// `SQLiteConnection.withBulkWriteSettings`).
     func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
-        try write { tx in
-            try tx.connection.database.withBulkWriteSettings { try body(ImportWriter(tx)) }
-        }
+        try write(bulk: true) { tx in try body(ImportWriter(tx)) }
     }
 }

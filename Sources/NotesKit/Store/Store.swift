@@ -20,6 +20,8 @@ import Glibc
 public final class Store: Sendable {
     /// How long a call waits for another connection's lock before failing with `.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
+    /// Rows from which a bulk insert (`createMany`, `insertMany`) is a `bulk` write (see ``write(bulk:_:)``).
+    static let bulkRows = 1_024
 
     /// The file path, or nil for an in-memory store.
     public let path: String?
@@ -185,20 +187,27 @@ public final class Store: Sendable {
     /// order they commit. A commit with more than ``WriteContext/maxBufferedChanges`` changes (a
     /// bulk import) is not held in memory: its changes are read back from the feed and delivered in
     /// several calls.
-    func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
+    ///
+    /// A `bulk` write (an import, a bulk insert of at least ``bulkRows`` rows) runs with the
+    /// backend tuned for a large transaction, from its first statement to its commit (the search
+    /// index's fold included): see `DatabaseConnection.withBulkWriteSettings`.
+    func write<T>(bulk: Bool = false, _ body: (WriteContext) throws -> T) throws -> T {
         var pinned = false, first: Int64?
         let (result, committed): (T, WriteContext.Committed)
         do {
             (result, committed) = try locked { connection in
                 if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
-                return try connection.transaction {
-                    let context = WriteContext(connection: connection)
-                    let result = try body(context)
-                    try context.beforeCommit()
-                    first = context.firstSeq
-                    pinned = delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
-                    return (result, context.committed)
+                func transaction() throws -> (T, WriteContext.Committed) {
+                    try connection.transaction {
+                        let context = WriteContext(connection: connection)
+                        let result = try body(context)
+                        try context.beforeCommit()
+                        first = context.firstSeq
+                        pinned = self.delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
+                        return (result, context.committed)
+                    }
                 }
+                return try bulk ? connection.database.withBulkWriteSettings(transaction) : transaction()
             }
         } catch {
             delivery.abandoned(pinned: pinned, first: first)
