@@ -144,6 +144,17 @@ public struct ConversationStore: Sendable {
         try stmt.run()
     }
 
+    /// Makes `at` the last activity of conversation `id`, ordered by change `seq`, unless its last
+    /// activity is later already (history imported with older times leaves its place in the list;
+    /// the row is then not written). `.notFound` for an unknown conversation. One statement when
+    /// it moves (a send), O(log n).
+    static func touch(_ tx: WriteContext, _ id: Int64, unlessLaterThan at: Timestamp, seq: Int64) throws {
+        let stmt = try tx.prepare(tx.connection.sql.conversations.touchUnlessLater)
+        stmt.bind(1, at.milliseconds).bind(2, seq).bind(3, id)
+        try stmt.run()
+        if tx.connection.changes == 0 { _ = try require(tx.connection, id) }
+    }
+
     static func require(_ db: Connection, _ id: Int64) throws -> Conversation {
         let stmt = try db.prepare(db.sql.conversations.byID)
         stmt.bind(1, id)

@@ -119,11 +119,11 @@ public struct MessageStore: Sendable {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
                 newest = max(newest, prepared[index].sentAt.milliseconds)
             }
-            let activity = try tx.prepare(tx.connection.sql.conversations.lastActivity)
-            activity.bind(1, conversationId)
-            guard try activity.step() else { throw NotesError.notFound("conversation", conversationId) }
-            let lastActivity = activity.int64(0)
-
+            // The conversation moves first (an unknown one is `.notFound` before any row is
+            // tried), ordered by the change the last message's creation gets: every record is
+            // written, or the call throws.
+            try ConversationStore.touch(tx, conversationId, unlessLaterThan: Timestamp(milliseconds: newest),
+                                        seq: try tx.feed.upcomingSeq(prepared.count, tx))
             let ids = try Self.insertRows(tx, prepared)
             for index in prepared.indices {
                 guard let id = ids[index] else {
@@ -132,8 +132,6 @@ public struct MessageStore: Sendable {
                 }
                 prepared[index].id = id
             }
-            // Imported older messages leave the conversation where it is in the list.
-            if newest >= lastActivity { try ConversationStore.touch(tx, conversationId, at: Timestamp(milliseconds: newest)) }
             return prepared
         }
     }

@@ -299,10 +299,7 @@ final class ImportWriter {
         }
         undated.removeAll()
         for (id, newest) in newestMessage.sorted(by: { $0.key < $1.key }) {
-            let stored = try ConversationStore.require(tx.connection, id)
-            if newest >= stored.lastActivityAt.milliseconds {
-                try ConversationStore.touch(tx, id, at: Timestamp(milliseconds: newest))
-            }
+            try ConversationStore.touch(tx, id, unlessLaterThan: Timestamp(milliseconds: newest), seq: tx.lastSeq)
         }
         newestMessage.removeAll()
     }

@@ -158,8 +158,6 @@ struct StoreSQL: Sendable {
         var byUID: String
         /// Binds: 1 title. Returns: the conversation row of the oldest with that title.
         var byTitle: String
-        /// Binds: 1 id. Returns: 0 last_activity_at.
-        var lastActivity: String
         /// Binds: 1 uid, 2 title, 3 created_at, 4 last_activity_at (activity_seq 0). The new id:
         /// `lastInsertRowID`.
         var insert: String
@@ -173,6 +171,9 @@ struct StoreSQL: Sendable {
         var redate: String
         /// Binds: 1 last_activity_at, 2 activity_seq, 3 id.
         var touch: String
+        /// As ``touch``, where the stored last activity is at or before 1 (`changes` 0 otherwise,
+        /// or when there is no conversation `id`).
+        var touchUnlessLater: String
         /// Binds: 1 conversation id. Returns: 0 id, 1 uid, 2 content of its messages, in chat
         /// order (sent_at, id).
         var messagesOf: String

@@ -87,6 +87,12 @@ final class FeedRecorder: WriteObserver {
     /// Writes the last run of changes to the feed.
     func beforeCommit(_ tx: WriteContext) throws { try run.write(tx.connection) }
 
+    /// The seq the `n`-th change recorded from now on gets (1: the next one).
+    func upcomingSeq(_ n: Int, _ tx: WriteContext) throws -> Int64 {
+        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
+        return nextSeq + Int64(n) - 1
+    }
+
     private func reserve(_ count: Int) {
         if !overflowed { changes.reserveCapacity(min(changes.count + count, WriteContext.maxBufferedChanges)) }
     }
