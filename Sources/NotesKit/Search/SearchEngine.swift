@@ -130,7 +130,8 @@ struct BatchSink<Target: SearchTarget>: SearchSink {
 
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
 ///
-/// Two strategies, picked per query from the index's document frequencies:
+/// On SQLite a short scan comes first (``probeRows(_:)``): a frequent query's page is full before
+/// anything is planned. Otherwise two strategies, picked per query from the index's document frequencies:
 /// - **scan**: walk the records newest first, checking each, and stop once the page is full.
 ///   Cheapest when the query is frequent: a page needs only a few rows.
 /// - **index**: intersect the posting lists of the query's grams (one-character queries: the
