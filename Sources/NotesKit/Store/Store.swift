@@ -185,20 +185,26 @@ public final class Store: Sendable {
     /// order they commit. A commit with more than ``WriteContext/maxBufferedChanges`` changes (a
     /// bulk import) is not held in memory: its changes are read back from the feed and delivered in
     /// several calls.
-    func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
+    ///
+    /// `bulk`: a large transaction (an import), run with the connection tuned for it from before
+    /// it begins (SQLite: a larger page cache, statement journals in memory).
+    func write<T>(bulk: Bool = false, _ body: (WriteContext) throws -> T) throws -> T {
         var pinned = false, first: Int64?
         let (result, committed): (T, WriteContext.Committed)
         do {
             (result, committed) = try locked { connection in
                 if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
-                return try connection.transaction {
-                    let context = WriteContext(connection: connection)
-                    let result = try body(context)
-                    try context.beforeCommit()
-                    first = context.firstSeq
-                    pinned = delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
-                    return (result, context.committed)
+                func transaction() throws -> (T, WriteContext.Committed) {
+                    try connection.transaction {
+                        let context = WriteContext(connection: connection)
+                        let result = try body(context)
+                        try context.beforeCommit()
+                        first = context.firstSeq
+                        pinned = delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
+                        return (result, context.committed)
+                    }
                 }
+                return bulk ? try connection.database.withBulkWriteSettings(transaction) : try transaction()
             }
         } catch {
             delivery.abandoned(pinned: pinned, first: first)
