@@ -1,6 +1,6 @@
 """Exchange benchmark (issue 6): export of N articles to JSON Lines and import of the same file into an
 empty store, against a Python peer (``json`` + ``sqlite3.executemany`` into an equivalent schema: WAL,
-synchronous=NORMAL, the same table and indexes), measured in the same run; the import of a Telegram
+synchronous=FULL as our default, durable store has, the same table and indexes), measured in the same run; the import of a Telegram
 Desktop export (``result.json``) and of a WhatsApp chat (``.txt``) of N messages against Python peers
 (``json.load``, or a regular expression over the lines, then the same message records through
 ``executemany``); then the peak RSS of a 1 000 000-message import (JSON Lines and Telegram) in a fresh
@@ -38,7 +38,7 @@ from _common import table, text  # noqa: E402
 
 PEER_SCHEMA = """
 PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
+PRAGMA synchronous = FULL;
 CREATE TABLE articles(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     content TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, revision INTEGER NOT NULL DEFAULT 1);
 CREATE INDEX articles_newest ON articles(created_at, id);
@@ -47,7 +47,7 @@ CREATE INDEX articles_newest ON articles(created_at, id);
 
 PEER_CHAT_SCHEMA = """
 PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
+PRAGMA synchronous = FULL;
 CREATE TABLE conversations(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     created_at INTEGER NOT NULL, last_activity_at INTEGER NOT NULL, activity_seq INTEGER NOT NULL);
 CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE,

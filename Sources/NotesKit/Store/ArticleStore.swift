@@ -80,7 +80,7 @@ public struct ArticleStore: Sendable {
                 throw error.inRecord(index, of: records.count)
             }
         }
-        return try store.write { tx in
+        return try store.write(bulk: records.count >= Store.bulkRows) { tx in
             for index in prepared.indices {
                 if records[index].createdAt == nil { prepared[index].createdAt = tx.now }
                 if records[index].updatedAt == nil && records[index].createdAt == nil { prepared[index].updatedAt = tx.now }

@@ -328,11 +328,9 @@ extension Store {
     /// Runs `body` in one write transaction with an ``ImportWriter``: everything it writes commits
     /// together, or (on any error thrown, a cancel included) nothing does.
     ///
-    /// The backend is tuned for a large write meanwhile (SQLite: a larger page cache and statement
-    /// journals in memory, see `SQLiteConnection.withBulkWriteSettings`).
+    /// The backend is tuned for a large write meanwhile (SQLite: a larger page cache, see
+    /// `SQLiteConnection.withBulkWriteSettings`).
     func importing<T>(_ body: (ImportWriter) throws -> T) throws -> T {
-        try write(bulk: true) { tx in
-            try body(ImportWriter(tx))
-        }
+        try write(bulk: true) { tx in try body(ImportWriter(tx)) }
     }
 }

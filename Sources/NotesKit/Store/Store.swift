@@ -20,6 +20,8 @@ import Glibc
 public final class Store: Sendable {
     /// How long a call waits for another connection's lock before failing with `.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 10_000
+    /// Rows from which a bulk insert (`createMany`, `insertMany`) is a `bulk` write (see ``write(bulk:_:)``).
+    static let bulkRows = 1_024
 
     /// The file path, or nil for an in-memory store.
     public let path: String?
@@ -186,8 +188,9 @@ public final class Store: Sendable {
     /// bulk import) is not held in memory: its changes are read back from the feed and delivered in
     /// several calls.
     ///
-    /// `bulk`: a large transaction (an import), run with the connection tuned for it from before
-    /// it begins (SQLite: a larger page cache, statement journals in memory).
+    /// A `bulk` write (an import, a bulk insert of at least ``bulkRows`` rows) runs with the
+    /// backend tuned for a large transaction, from its first statement to its commit (the search
+    /// index's fold included): see `DatabaseConnection.withBulkWriteSettings`.
     func write<T>(bulk: Bool = false, _ body: (WriteContext) throws -> T) throws -> T {
         var pinned = false, first: Int64?
         let (result, committed): (T, WriteContext.Committed)
@@ -200,11 +203,11 @@ public final class Store: Sendable {
                         let result = try body(context)
                         try context.beforeCommit()
                         first = context.firstSeq
-                        pinned = delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
+                        pinned = self.delivery.committing(first: context.firstSeq, last: context.lastSeq, overflowed: context.overflowed)
                         return (result, context.committed)
                     }
                 }
-                return bulk ? try connection.database.withBulkWriteSettings(transaction) : try transaction()
+                return try bulk ? connection.database.withBulkWriteSettings(transaction) : transaction()
             }
         } catch {
             delivery.abandoned(pinned: pinned, first: first)

@@ -31,7 +31,7 @@ extension SQLiteConnection {
     /// under 200 MB.
     static let importCacheKiB = 65_536
 
-    /// Runs `body` (an import's transaction, begin to commit) with the page cache grown to
+    /// Runs `body` (a bulk write: an import, a large insert; begin to commit) with the page cache grown to
     /// ``importCacheKiB`` and statement journals in memory (both set back after it). A transaction
     /// larger than the cache spills pages to the WAL and reads them back, and the uid index,
     /// written in random order, would be spilled and re-read over and over. A multi-row INSERT
