@@ -130,7 +130,8 @@ struct BatchSink<Target: SearchTarget>: SearchSink {
 
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
 ///
-/// Two strategies, picked per query from the index's document frequencies:
+/// On SQLite a short scan comes first (``probeRows(_:)``): a frequent query's page is full before
+/// anything is planned. Otherwise two strategies, picked per query from the index's document frequencies:
 /// - **scan**: walk the records newest first, checking each, and stop once the page is full.
 ///   Cheapest when the query is frequent: a page needs only a few rows.
 /// - **index**: intersect the posting lists of the query's grams (one-character queries: the
@@ -178,18 +179,31 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             _ = try scan(after: position, budget: nil)
             return
         }
+        // A short scan first, before any planning: a frequent query (most searches a user types)
+        // fills its page from the newest rows without reading a document frequency. A rarer one
+        // is planned from where the scan stopped, having cost the probe's few rows. (Not where a
+        // statement is a round trip: there the plan's one statement is cheaper than a wasted scan.)
+        var from = position
+        if Self.forcedPlan == nil, !fewStatements {
+            guard let stopped = try scan(after: position, budget: Self.probeRows(limit)) else { return }
+            from = stopped
+        }
         let plan = try makePlan()
         switch plan {
         case .nothing:
             return
         case .scan(let budget):
-            if let stopped = try scan(after: position, budget: budget) {
+            if let stopped = try scan(after: from, budget: budget) {
                 try searchIndex(after: stopped)
             }
         case .index:
-            try searchIndex(after: position)
+            try searchIndex(after: from)
         }
     }
+
+    /// The rows the first scan reads before the query is planned: a page's worth of matches when
+    /// about one row in four matches.
+    static func probeRows(_ limit: Int) -> Int { 4 * (limit + 1) + 16 }
 
     // MARK: - Planning
 

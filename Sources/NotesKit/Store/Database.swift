@@ -58,7 +58,8 @@ protocol DatabaseConnection: AnyObject {
     func reclaimSpace() throws -> Int64?
     /// Outside any transaction: gives freed space back; returns the bytes (0 when nothing to do).
     func reclaimSpaceOutsideTransaction() throws -> Int64
-    /// Runs `body`, a large write transaction (an import), with the connection tuned for it.
+    /// Runs `body`, a large write transaction (an import) from its begin to its commit, with the
+    /// connection tuned for it.
     func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T
     /// Caps the database at about `bytes` while this connection is open (`.storageFull` past it);
     /// returns the cap in effect. A backend without a cap refuses with `.invalidArgument`.

@@ -217,6 +217,8 @@ class _Out(threading.local):
 
 
 _out = _Out()
+#: A second set, for a call that hands out two batches at once (``store.search``: its message hits).
+_out_second = _Out()
 
 
 def _take(out: _Out) -> Tuple[Dict[str, List[Any]], int]:

@@ -90,7 +90,7 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("arti
     start = NO_TIME if since is None else ms_from_time(since, "since")
     end = NO_TIME if until is None else ms_from_time(until, "until")
     order = c_void_p()
-    messages_out = _arrow._Out()  # the message batch: a second ArrowArray/ArrowSchema pair
+    messages_out = _arrow._out_second  # the message batch: a second ArrowArray/ArrowSchema pair
     out = _arrow._out
     out.cursor.value = None
     if _ffi.nk_store_search(store.handle, _ffi.text(query, "query"), code, start, end, _ffi.integer(limit, "limit"),
