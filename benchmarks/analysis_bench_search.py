@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import re
 import sqlite3
+from datetime import datetime, timezone
 from typing import Any, Callable, List, Tuple
 
+import noteskit as nk
 from _common import text
 
 RARE = "zebracorn"
@@ -66,16 +69,34 @@ def _search_pair(ctx: Any, query: str) -> Pair:
     messages_sql = ("SELECT id, uid, conversation_id, content, from_me, sent_at, sender FROM messages "
                     "WHERE content LIKE ? ORDER BY sent_at DESC, id DESC LIMIT 21")
 
-    def theirs() -> List[Tuple[Any, ...]]:
-        arts = [(r[4], 1, r[0], "article", r) for r in ctx.peer.execute(articles_sql, (like, like))]
-        msgs = [(r[5], 0, r[0], "message", r) for r in ctx.peer.execute(messages_sql, (like,))]
-        return list(itertools.islice(heapq.merge(arts, msgs, reverse=True), 20))
+    # The peer builds what ours returns: a SearchHit/MessageHit holding its Article/Message (aware
+    # datetimes) and the spans of every match (LIKE's case folding: ASCII only, as ours).
+    pattern = re.compile(re.escape(query), re.IGNORECASE | re.ASCII)
+
+    def spans(text_: str) -> List[Tuple[int, int]]:
+        return [m.span() for m in pattern.finditer(text_)]
+
+    def time(ms: int) -> datetime:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc)
+
+    def article_hit(r: Tuple[Any, ...]) -> Any:
+        article = nk.Article(r[0], r[1], r[2], r[3], time(r[4]), time(r[5]), r[6])
+        return nk.SearchHit(article, {"title": spans(r[2]), "content": spans(r[3])})
+
+    def message_hit(r: Tuple[Any, ...]) -> Any:
+        return nk.MessageHit(nk.Message(r[0], r[1], r[2], r[3], bool(r[4]), time(r[5]), r[6]), {"content": spans(r[3])})
+
+    def theirs() -> List[Any]:
+        arts = [(r[4], 1, r[0], r) for r in ctx.peer.execute(articles_sql, (like, like))]
+        msgs = [(r[5], 0, r[0], r) for r in ctx.peer.execute(messages_sql, (like,))]
+        merged = itertools.islice(heapq.merge(arts, msgs, reverse=True), 20)
+        return [article_hit(r) if kind else message_hit(r) for _, kind, _, r in merged]
 
     def ours() -> Any:
         return ctx.store.search(query)
 
     a, b = ours(), theirs()
-    assert [(h.kind, h.record.id) for h in a] == [(kind, id) for _, _, id, kind, _ in b], (query, len(a), len(b))
+    assert list(a) == b, (query, len(a), len(b))
     return ours, theirs
 
 

@@ -19,7 +19,8 @@ public final class Selection: Sendable {
     let conditions: [String]
     let binds: [Int64]
     public let ascending: Bool
-    /// Checked when reading starts (e.g. the conversation exists).
+    /// Checked when reading starts (e.g. the conversation exists). A selection holding rows passes
+    /// it (a message's conversation exists), so a count checks it only when it finds none.
     let precheck: (@Sendable (Connection) throws -> Void)?
     let makeBatch: @Sendable () -> ColumnBatch
     let appendRow: @Sendable (Statement, ColumnBatch) -> Void
@@ -75,8 +76,9 @@ public final class Selection: Sendable {
     /// How many records the selection holds. O(n) over the index.
     public func count() throws -> Int {
         try store.read { db in
-            try precheck?(db)
-            return Int(try countRows(db))
+            let n = try countRows(db)
+            if n == 0 { try precheck?(db) }
+            return Int(n)
         }
     }
 
@@ -103,13 +105,14 @@ public final class Selection: Sendable {
                ascending: ascending)
     }
 
-    /// Reads up to `Selection.batchRows` rows after `position` (from the start when nil) and not
-    /// past `end`, into a new batch; returns it with the last position read (nil when none was).
-    func chunk(_ db: Connection, after position: Position?, through end: Position?) throws -> (ColumnBatch, Position?) {
+    /// Reads up to `rows` rows after `position` (from the start when nil) and not past `end`, into
+    /// a new batch; returns it with the last position read (nil when none was).
+    func chunk(_ db: Connection, after position: Position?, through end: Position?,
+               rows: Int = Selection.batchRows) throws -> (ColumnBatch, Position?) {
         let batch = makeBatch()
         let keyColumn = Int32(batch.columns.count), tieColumn = keyColumn + 1
         var last = position
-        var limit = Selection.batchRows
+        var limit = rows
         var finished = false
 
         func run(_ stmt: Statement) throws {
@@ -213,17 +216,9 @@ public final class SelectionReader {
     public func next() throws -> ColumnBatch? {
         if !started {
             started = true
-            try start()
+            if let first = try start() { return first }
         }
-        if !firstHalfDone {
-            let (batch, last) = try selection.store.read { db in try selection.chunk(db, after: position, through: end) }
-            if batch.count > 0 {
-                position = last
-                if batch.count < Selection.batchRows && batch.largestText <= Selection.batchTextBytes { firstHalfDone = true }
-                return batch
-            }
-            firstHalfDone = true
-        }
+        if !firstHalfDone, let batch = try readFirstHalf(rows: Selection.batchRows) { return batch }
         if let half = secondHalf {
             secondHalf = nil
             pending = try half.wait()?.batches ?? []
@@ -239,20 +234,40 @@ public final class SelectionReader {
         pending = []
     }
 
-    private func start() throws {
+    /// Up to `rows` more rows of the first half (all of them on one thread), or nil when it is read.
+    private func readFirstHalf(rows: Int) throws -> ColumnBatch? {
+        let (batch, last) = try selection.store.read { db in try selection.chunk(db, after: position, through: end, rows: rows) }
+        if batch.count < rows && batch.largestText <= Selection.batchTextBytes { firstHalfDone = true }
+        guard batch.count > 0 else {
+            firstHalfDone = true
+            return nil
+        }
+        position = last
+        return batch
+    }
+
+    /// Chooses how the rows are read. Two threads by the index: the first ``Selection/parallelRows``
+    /// rows are read (and returned) first, so a smaller selection (a week of one chat) is read in
+    /// that one query, never counted; a larger one is then counted and split in two halves.
+    private func start() throws -> ColumnBatch? {
         let selection = self.selection
-        guard threads > 1, selection.parallelWorthTrying, let path = selection.store.path else { return }
+        guard threads > 1, selection.parallelWorthTrying, let path = selection.store.path else { return nil }
         if selection.rowidOrderWorthTrying, let batches = try readInRowidOrder(path) {
             pending = batches.reversed()
             firstHalfDone = true
-            return
+            return nil
         }
-        let (total, split) = try selection.store.read { db -> (Int64, Selection.Position?) in
+        let first = try readFirstHalf(rows: Selection.parallelRows)
+        if firstHalfDone { return first }
+        let split = try selection.store.read { db -> Selection.Position? in
             let total = try selection.countRows(db)
-            guard total >= Selection.parallelRows else { return (total, nil) }
-            return (total, try selection.position(db, at: total / 2 - 1))
+            guard total / 2 > Int64(Selection.parallelRows) else { return nil }
+            return try selection.position(db, at: total / 2 - 1)
         }
-        guard total >= Selection.parallelRows, let split else { return }
+        // (Rows deleted in between may put the middle before the rows read: then one thread reads on.)
+        guard let split, let read = position,
+              selection.ascending ? (split.key, split.tie) > (read.key, read.tie) : (split.key, split.tie) < (read.key, read.tie)
+        else { return first }
         end = split
         // The second half, on its own connection and thread: every batch after `split`.
         secondHalf = BackgroundRead(path: path) { db, stopped in
@@ -267,6 +282,7 @@ public final class SelectionReader {
             }
             return run
         }
+        return first
     }
 }
 
