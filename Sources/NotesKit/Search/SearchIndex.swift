@@ -216,7 +216,13 @@ struct SearchIndex: Sendable {
             accumulator.bytes(of: g, into: &bytes)
             let ids = Postings.decode(bytes)
             var tail = ids
-            if indexIsEmpty && Postings.tailSize(ids) > Postings.blockBytes {
+            if Postings.tailSize(ids) > Postings.blockBytes {
+                // Too long for a tail: into blocks at once (appended to a tail, it would be written
+                // as a long row only to be read back and spilled).
+                guard indexIsEmpty else {
+                    try appendBlocks(db, gram, ids)
+                    continue
+                }
                 for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
                 tail = []
             }
@@ -256,12 +262,19 @@ struct SearchIndex: Sendable {
         for gram in spilled { try spill(db, gram) }
     }
 
-    /// Moves a gram's whole tail into blocks.
-    private func spill(_ db: Connection, _ gram: UInt64) throws {
-        guard let row = try gramRow(db, gram), !row.tail.isEmpty else { return }
-        for chunk in Postings.chunks(row.tail) { try putBlock(db, gram, Array(chunk)) }
-        try putGram(db, gram, df: row.df, tail: [])
+    /// Adds ascending `ids`, above every id `gram` has, as blocks after its blocks: its tail and
+    /// then `ids` (what appending them to the tail and spilling it leaves, without writing the
+    /// long tail first).
+    private func appendBlocks(_ db: Connection, _ gram: UInt64, _ ids: [Int64]) throws {
+        let row = try gramRow(db, gram)
+        let all = (row?.tail ?? []) + ids
+        guard !all.isEmpty else { return }
+        for chunk in Postings.chunks(all) { try putBlock(db, gram, Array(chunk)) }
+        try putGram(db, gram, df: (row?.df ?? 0) + Int64(ids.count), tail: [])
     }
+
+    /// Moves a gram's whole tail into blocks.
+    private func spill(_ db: Connection, _ gram: UInt64) throws { try appendBlocks(db, gram, []) }
 
     /// Adds `id` (of a record that already had postings elsewhere) to the postings of `gram`.
     func insert(_ db: Connection, _ id: Int64, gram: UInt64) throws {

@@ -31,17 +31,19 @@ extension SQLiteConnection {
     /// under 200 MB.
     static let importCacheKiB = 65_536
 
-    /// Runs `body` (a bulk write: an import, a large insert; begin to commit) with the page cache grown to
-    /// ``importCacheKiB`` and statement journals in memory (both set back after it). A transaction
-    /// larger than the cache spills pages to the WAL and reads them back, and the uid index,
-    /// written in random order, would be spilled and re-read over and over. A multi-row INSERT
-    /// that may abort (a CHECK or foreign key) keeps a statement journal of every page it changes
-    /// (a few MB); in a file, SQLite's default, that was 1.1 GB of `write` calls to `/var/tmp` for
-    /// 200 000 imported messages. (`temp_store` is read when the transaction begins: set before it.)
+    /// Runs `body` (a bulk write's transaction, begun inside it) with the page cache grown to
+    /// ``importCacheKiB`` and temporary files in memory (both set back after it):
+    /// - a transaction larger than the cache spills pages to the WAL and reads them back, and the
+    ///   uid index, written in random order, would be spilled and re-read over and over;
+    /// - a statement that inserts many rows keeps the pages it changes in a statement journal (to
+    ///   undo itself alone if a row fails a constraint): a temporary file past 64 KiB, written a
+    ///   page at a time (100 000 articles: some 110 000 pages, two system calls each). In memory,
+    ///   it is a copy of each page instead, freed when the statement ends. (Set outside the
+    ///   transaction: SQLite decides where the journal goes when the transaction begins.)
     func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T {
-        let previous = try pragma("PRAGMA cache_size"), previousTemp = try pragma("PRAGMA temp_store")
+        let cache = try pragma("PRAGMA cache_size"), temp = try pragma("PRAGMA temp_store")
         try execute("PRAGMA cache_size = -\(Self.importCacheKiB); PRAGMA temp_store = MEMORY")
-        defer { _ = try? execute("PRAGMA cache_size = \(previous); PRAGMA temp_store = \(previousTemp)") }
+        defer { _ = try? execute("PRAGMA cache_size = \(cache); PRAGMA temp_store = \(temp)") }
         return try body()
     }
 
