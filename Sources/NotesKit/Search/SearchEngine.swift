@@ -157,6 +157,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
     private var fewStatements: Bool { db.sql.articleIndex.batch > 1 }
+    /// The condition the server checks before it sends a row (``StoreSQL/SearchFilter``), with
+    /// its texts; nil for an empty query or a backend without one. The rows it sends are checked
+    /// here all the same.
+    private let serverFilter: (sql: String, texts: [String])?
 
     init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink) {
         self.db = db
@@ -167,6 +171,15 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         pattern = Pattern(query.key)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
+        if let filter = db.sql.searchFilter, !query.isEmpty {
+            let columns = target.index.columns
+            let names = target.fields.compactMap { field in columns.first { $0.field == field.field }?.name }
+            var key = String.UnicodeScalarView()
+            key.append(contentsOf: query.key.compactMap(Unicode.Scalar.init))
+            serverFilter = (filter.condition(names, query.caseSensitive), Array(repeating: String(key), count: names.count))
+        } else {
+            serverFilter = nil
+        }
     }
 
     /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
@@ -295,34 +308,59 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
             sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
         }
+        if let serverFilter { return try scanFiltered(after: position, budget: budget, serverFilter) }
         var read = 0
-        // No more rows than the budget (an empty query matches every row: a page's worth). Where
-        // a statement is a round trip that sends all its rows, in pages: about the rows expected
-        // first (a third of the budget), then four times more each time.
+        // No more rows than the budget (an empty query matches every row: a page's worth).
         let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
-        var page = fewStatements ? max(limit + 1, ((most ?? 0) - 48) / 3) : most
+        for stmt in try target.walk.statements(db, after: position, limit: most) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                check(stmt)
+                if sink.count > limit { return nil }
+                read += 1
+                if let budget, read >= budget { return target.position(stmt) }
+            }
+        }
+        return nil
+    }
+
+    /// ``scan(after:budget:)`` where the server checks the rows first (``serverFilter``): each
+    /// statement reads the walk's next `budget` rows at most, on the server, and sends those that
+    /// may match (up to the hits the page still needs) and the last of them, numbered. Few rows
+    /// that may match do not (text the filter cannot judge, see ``StoreSQL/SearchFilter``): when a
+    /// statement sent all it may and the page is not full, the next one goes on after its last row.
+    private mutating func scanFiltered(after position: CursorCodec.Position?, budget: Int?,
+                                       _ filter: (sql: String, texts: [String])) throws -> CursorCodec.Position? {
+        var walk = target.walk
+        walk.textFilter = filter
+        let rowNumber = walk.selectedColumns
+        var read = 0
         var after = position
         while true {
-            let size = page.map { page in most.map { min(page, $0 - read) } ?? page }
-            var full = false
-            for stmt in try target.walk.statements(db, after: after, limit: size) {
+            let window = budget.flatMap { $0 == Int.max ? nil : $0 - read }
+            let wanted = limit + 1 - sink.count
+            var more = false
+            for stmt in try walk.statements(db, after: after, limit: wanted, window: window) {
                 defer { stmt.reset() }
                 var got = 0
                 while try stmt.step() {
                     check(stmt)
                     if sink.count > limit { return nil }
-                    read += 1
                     got += 1
-                    if let budget, read >= budget { return target.position(stmt) }
-                    if got == size { after = target.position(stmt) }
+                    let here = target.position(stmt)
+                    if let window {
+                        let number = Int(stmt.int64(rowNumber))
+                        if number >= window { return here }  // the budget's last row
+                        if got == wanted { read += number }
+                    }
+                    if got == wanted { after = here }
                 }
-                if got == size {
-                    full = true
+                if got == wanted {
+                    more = true  // the rest of this statement's rows, and the next's, after `after`
                     break
                 }
             }
-            guard full, let current = page else { return nil }
-            page = current * 4
+            guard more else { return nil }
         }
     }
 
@@ -489,17 +527,33 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// until the page of hits is full.
     private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?, keyed: Bool,
                                        expectedWalk: Int) throws {
+        // The candidates' rows that may match, checked on the server (``serverFilter``) and sent
+        // up to the hits the page still needs; when it sent that many and not all were hits, the
+        // rest after the last one sent.
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
             var walk = target.walk
             walk.ids = ids.map(String.init).joined(separator: ",")
-            for stmt in try walk.statements(db, after: position) {
-                defer { stmt.reset() }
-                while try stmt.step() {
-                    check(stmt)
-                    if sink.count > limit { return true }
+            walk.textFilter = serverFilter
+            var after = position
+            while true {
+                let wanted = serverFilter == nil ? nil : limit + 1 - sink.count
+                var more = false
+                for stmt in try walk.statements(db, after: after, limit: wanted) {
+                    defer { stmt.reset() }
+                    var got = 0
+                    while try stmt.step() {
+                        check(stmt)
+                        if sink.count > limit { return true }
+                        got += 1
+                        if got == wanted { after = target.position(stmt) }
+                    }
+                    if got == wanted {
+                        more = true
+                        break
+                    }
                 }
+                guard more else { return false }
             }
-            return false
         }
         func rows(inChunks ordered: [Int64]) throws -> Bool {
             var start = 0

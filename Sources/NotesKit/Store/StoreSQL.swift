@@ -23,6 +23,18 @@ struct StoreSQL: Sendable {
     /// The search index's tables (`Search/SearchIndex.swift`), of articles and of messages.
     var articleIndex: SearchTables
     var messageIndex: SearchTables
+    /// What a search asks the server to check before it sends a row; nil where a statement is no
+    /// round trip (SQLite: the engine reads the rows where they are).
+    var searchFilter: SearchFilter?
+
+    /// A condition on a record's text columns that holds for every record in which a search can
+    /// find its query (and for few others), so that only those cross the wire; the search engine
+    /// still checks each row it gets (`Search/SearchEngine.swift`).
+    struct SearchFilter: Sendable {
+        /// `condition(columns, caseSensitive)`: SQL over `columns` (any of which may hold the
+        /// query) with one `?` per column, in order, each bound to the query's search key as text.
+        var condition: @Sendable (_ columns: [String], _ caseSensitive: Bool) -> String
+    }
 
     /// One INSERT of `rows` rows at once: its parameters are those of the single-row form,
     /// repeated per row (row k's parameter p is `k × perRow + p`).

@@ -132,7 +132,8 @@ extension StoreSQL {
                 messagesOfWithin: "SELECT \(message) FROM messages WHERE conversation_id = $1 AND sent_at >= $2 AND sent_at < $3 ORDER BY sent_at, id"
             ),
             articleIndex: gramWrites("article_grams"),
-            messageIndex: gramWrites("message_grams")
+            messageIndex: gramWrites("message_grams"),
+            searchFilter: PostgresSearchFilter.filter
         )
     }()
 }
