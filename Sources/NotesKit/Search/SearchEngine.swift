@@ -259,8 +259,14 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
             + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
-        if scan <= index { return .scan(budget: Int(expectedRows * 3) + 48) }
-        return .index
+        guard scan <= index else { return .index }
+        // Where the server checks the rows (``serverFilter``), reading one row of the walk costs
+        // about what checking one candidate does: scan up to as many rows as there can be
+        // candidates before the index takes over (a wrong guess costs at most twice the better
+        // plan's work; a query much rarer than its grams, "aaa" among many "aa", then still
+        // fills its page by the scan).
+        let budget = Int(expectedRows * 3) + 48
+        return .scan(budget: serverFilter == nil ? budget : max(budget, Int(min(estimate, Int64(Int32.max)))))
     }
 
     /// `NOTESKIT_SEARCH_PLAN` = `scan`, `index` or `handover` (a scan of two rows, then the
