@@ -339,7 +339,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                                        _ filter: (sql: String, texts: [String])) throws -> CursorCodec.Position? {
         var walk = target.walk
         walk.textFilter = filter
-        let rowNumber = walk.selectedColumns
+        let rowNumber = walk.selectedColumns + 1
         var read = 0
         var after = position
         while true {

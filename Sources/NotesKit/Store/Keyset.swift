@@ -35,7 +35,7 @@ struct Keyset: Sendable {
                textFilter: textFilter)
     }
 
-    /// How many columns `select` selects (the column after them is a filtered window's row number).
+    /// How many columns `select` selects (a filtered window's verdict and row number follow them).
     var selectedColumns: Int32 {
         var depth = 0, count: Int32 = 1
         let list = select.dropFirst("SELECT ".count)
@@ -84,7 +84,8 @@ struct Keyset: Sendable {
     ///
     /// With a ``textFilter`` and a `window`: of the walk's first `window` rows (of each statement),
     /// those that hold the filter, and the `window`-th row whatever it holds; each row then has
-    /// one more column, its row number in the walk (1-based). `limit` counts the rows sent.
+    /// two more columns, the filter's verdict and its row number in the walk (1-based). `limit`
+    /// counts the rows sent.
     func statements(_ db: Connection, after position: CursorCodec.Position?, limit: Int? = nil,
                     window: Int? = nil) throws -> [Statement] {
         guard !range.isEmpty else { return [] }
@@ -131,11 +132,12 @@ struct Keyset: Sendable {
         if let filter, window == nil { conditions.append(filter) }
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         var sql = "\(select)\(whereSQL) ORDER BY \(orderBy)"
-        if let filter, window != nil {
-            // The walk's window, numbered as it comes, then filtered (each step streams: the
-            // server stops reading once `limit` rows are sent).
-            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(sql) LIMIT ?) w) n "
-                + "WHERE \(filter) OR walk_row = ?"
+        if let filter, window != nil, let from = select.firstRange(of: " FROM ") {
+            // The walk's window with the filter's verdict, numbered as it comes, then filtered
+            // (each step streams: the server stops reading once `limit` rows are sent).
+            let walk = select[..<from.lowerBound] + ", \(filter) AS walk_hit" + select[from.lowerBound...]
+            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL) ORDER BY \(orderBy) LIMIT ?) w) n "
+                + "WHERE walk_hit OR walk_row = ?"
         }
         sql += "\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")"
         let stmt = try db.prepare(sql)
@@ -144,6 +146,16 @@ struct Keyset: Sendable {
             stmt.bind(i, value)
             i += 1
         }
+        // In the statement's order: the filter in a window's select list, the walk's conditions,
+        // the filter as a condition, the window, the limit.
+        func bindFilter() {
+            for text in textFilter?.texts ?? [] {
+                stmt.bind(i, text)
+                i += 1
+            }
+        }
+        let windowed = window != nil && textFilter != nil
+        if windowed { bindFilter() }
         binds.forEach(bind)
         if let ids {
             stmt.bind(i, ids)
@@ -155,12 +167,12 @@ struct Keyset: Sendable {
             bind(position.key)
             if seek == .sameKey { bind(position.id) }
         }
-        if let window, textFilter != nil { bind(Int64(window)) }
-        for text in textFilter?.texts ?? [] {
-            stmt.bind(i, text)
-            i += 1
+        if windowed, let window {
+            bind(Int64(window))
+            bind(Int64(window))
+        } else {
+            bindFilter()
         }
-        if let window, textFilter != nil { bind(Int64(window)) }
         if let limit { bind(Int64(limit)) }
         if let offset { bind(Int64(offset)) }
         return stmt

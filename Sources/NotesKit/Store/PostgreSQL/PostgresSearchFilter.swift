@@ -2,8 +2,8 @@
 /// wire only when its text may hold the query, so a frequent query's page costs the rows it shows,
 /// not the rows the walk reads.
 ///
-/// Exact for *plain* text — text whose code points are all in ``plain``: each starts a
-/// normalization segment and is NFC as it is (so the text is its own NFC), and each folds to
+/// Exact for *plain* text — text whose code points are all in ``plain``: each is assigned, starts
+/// a normalization segment and is NFC as it is (so the text is its own NFC), and each folds to
 /// itself except ASCII `A`–`Z` (see ``SearchText``). A plain text's search key is then the text
 /// with ASCII letters lowered, which is what `lower(text COLLATE "C")` gives (the C collation lowers
 /// ASCII only, in any database locale): the query's key is a substring of it exactly when the
@@ -12,14 +12,20 @@
 /// row it gets. The plain set covers ASCII, general punctuation and symbols, CJK punctuation, kana,
 /// the CJK Unified Ideographs, fullwidth punctuation and emoji: chat text in those scripts is
 /// filtered entirely on the server.
+///
+/// Whether a text is plain is a stored generated column beside it (`<column>_plain`, migration
+/// `0003_plain_text`): the server computes it once per write, not once per search. Unicode's
+/// stability policies keep an assigned code point's normalization and case folding as they are,
+/// so a column computed by an older library stays true for a newer one.
 enum PostgresSearchFilter {
     static let filter = StoreSQL.SearchFilter { columns, caseSensitive in
-        let found = columns.map { column in
+        columns.map { column in
             caseSensitive ? "strpos(\(column), ?) > 0" : "strpos(lower(\(column) COLLATE \"C\"), ?) > 0"
-        }
-        let notPlain = columns.map { "\($0) COLLATE \"C\" ~ '\(notPlainPattern)'" }
-        return (found + notPlain).joined(separator: " OR ")
+        }.joined(separator: " OR ") + " OR " + columns.map { "NOT \($0)_plain" }.joined(separator: " OR ")
     }
+
+    /// The expression of column `<column>_plain`: whether the text holds plain code points only.
+    static func isPlain(_ column: String) -> String { "\(column) COLLATE \"C\" !~ '\(notPlainPattern)'" }
 
     /// The blocks searched for plain code points (ASCII is plain whole).
     static let blocks: [ClosedRange<UInt32>] = [
@@ -31,14 +37,15 @@ enum PostgresSearchFilter {
         0x1F000...0x1FAFF,  // emoji and pictographs
     ]
 
-    /// The plain code points above ASCII, as ranges: in ``blocks``, starting a normalization
-    /// segment, NFC and folding to themselves.
+    /// The plain code points above ASCII, as ranges: in ``blocks``, assigned, starting a
+    /// normalization segment, NFC and folding to themselves.
     static let plain: [ClosedRange<UInt32>] = {
         var runs: [ClosedRange<UInt32>] = []
         for block in blocks {
             for v in block {
                 let info = SearchText.computeInfo(v)
-                guard info & SearchText.boundaryBit != 0, info & SearchText.scalarMask == v else { continue }
+                guard let scalar = Unicode.Scalar(v), scalar.properties.generalCategory != .unassigned,
+                      info & SearchText.boundaryBit != 0, info & SearchText.scalarMask == v else { continue }
                 if let last = runs.last, last.upperBound + 1 == v {
                     runs[runs.count - 1] = last.lowerBound...v
                 } else {
