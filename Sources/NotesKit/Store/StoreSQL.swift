@@ -226,9 +226,10 @@ struct StoreSQL: Sendable {
         var insert: String
         /// Binds: 1 seq (a row's first).
         var delete: String
-        /// The uid of a record by id, per entity of ``Feed/entities`` (article, conversation,
-        /// message). Binds: 1 id. Returns: 0 uid.
-        var uidByID: [String]
+        /// The uids of records by id, per entity of ``Feed/entities`` (article, conversation,
+        /// message): one statement for a batch of changes. Binds: 1 ids as decimal text joined by
+        /// commas ("12,345"). Returns: 0 id, 1 uid, for each of them that is stored.
+        var uidsByIDs: [String]
     }
 
     /// Whole-store reads of export, and its snapshot.

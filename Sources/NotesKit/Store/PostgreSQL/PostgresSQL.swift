@@ -98,8 +98,7 @@ extension StoreSQL {
                 firstSeqSince: "SELECT seq FROM feed WHERE at >= $1 ORDER BY seq LIMIT 1",
                 insert: "INSERT INTO feed(\(feed)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                 delete: "DELETE FROM feed WHERE seq = $1",
-                uidByID: ["SELECT uid FROM articles WHERE id = $1", "SELECT uid FROM conversations WHERE id = $1",
-                          "SELECT uid FROM messages WHERE id = $1"]
+                uidsByIDs: ["articles", "conversations", "messages"].map { "SELECT id, uid FROM \($0) WHERE id = ANY(string_to_array($1, ',')::bigint[])" }
             ),
             exchange: Exchange(
                 // One snapshot for the whole export: every statement sees the same committed state.

@@ -95,8 +95,7 @@ extension StoreSQL {
                 firstSeqSince: "SELECT seq FROM feed WHERE at >= ? ORDER BY seq LIMIT 1",
                 insert: "INSERT INTO feed(\(feed)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 delete: "DELETE FROM feed WHERE seq = ?",
-                uidByID: ["SELECT uid FROM articles WHERE id = ?", "SELECT uid FROM conversations WHERE id = ?",
-                          "SELECT uid FROM messages WHERE id = ?"]
+                uidsByIDs: ["articles", "conversations", "messages"].map { "SELECT id, uid FROM \($0) WHERE id IN (SELECT value FROM json_each('[' || ? || ']'))" }
             ),
             exchange: Exchange(
                 beginSnapshot: "BEGIN",
