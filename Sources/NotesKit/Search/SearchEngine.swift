@@ -151,8 +151,11 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The hits found.
     private(set) var sink: Sink
     private var pending: [Int64]?
-    /// The document frequency of each gram of the query in each field searched (read once).
+    /// The document frequency of each gram of the query in each field searched (read once, and
+    /// again when the snapshot begins after).
     private var frequencies: [UInt64: Int64]?
+    /// True when the statement that read ``frequencies`` said no record is pending.
+    private var nothingPending = false
     private var estimated: Int64?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
@@ -161,9 +164,15 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// its texts; nil for an empty query or a backend without one. The rows it sends are checked
     /// here all the same.
     private let serverFilter: (sql: String, texts: [String])?
+    /// The read snapshot the search's statements share, begun by the engine (nil: begun already).
+    /// Where statements cost no round trip it begins at once; else only before the index's
+    /// postings and pending records, which must agree: a planning read, and a scan's one
+    /// statement, each read their own moment, and a search by the scan takes no transaction.
+    private let snapshot: ReadSnapshot?
 
-    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink) {
+    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink, snapshot: ReadSnapshot? = nil) {
         self.db = db
+        self.snapshot = snapshot
         self.target = target
         self.query = query
         self.limit = limit
@@ -185,6 +194,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
     mutating func run(after position: CursorCodec.Position?) throws {
         defer { builder.release() }
+        if !fewStatements { try snapshot?.begin() }
         if query.isEmpty {
             _ = try scan(after: position, budget: nil)
             return
@@ -219,6 +229,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         case "handover"?: return .scan(budget: 2)
         default: break
         }
+        if query.foldedKey.count > 1 { try readFrequencies() }  // (with the count, where it can)
         let count = max(try estimatedCount(), 1)
         var estimate: Int64 = 0   // records that can match, at most
         var postings: Int64 = 0   // postings the index plan reads
@@ -253,7 +264,8 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                 postings += dfs.prefix(2).reduce(0, +)
             }
         }
-        if estimate == 0 { return try pendingMatches().isEmpty ? .nothing : .index }
+        // (Where one statement read the frequencies and found nothing pending, it alone answers.)
+        if estimate == 0 { return try nothingPending || pendingMatches().isEmpty ? .nothing : .index }
         let page = Double(limit + 1)
         let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
@@ -283,24 +295,36 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         return count
     }
 
-    /// How many records have `gram` (a gram of the query, with a field searched): read for every
-    /// such gram at the first call, in one statement where statements are round trips.
+    /// How many records have `gram` (a gram of the query, with a field searched).
     private mutating func documentFrequency(_ gram: UInt64) throws -> Int64 {
-        if frequencies == nil {
-            var found: [UInt64: Int64] = [:]
-            let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
-            if fewStatements {
-                let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
-                let stmt = try db.prepare(sql.documentFrequencies)
-                stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
-                defer { stmt.reset() }
-                while try stmt.step() { found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1) }
-            } else {
-                for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
-            }
-            frequencies = found
-        }
+        try readFrequencies()
         return frequencies?[gram] ?? 0
+    }
+
+    /// Reads the document frequency of every gram of the query in every field searched, once: in
+    /// one statement where statements are round trips, which may also give the records' count
+    /// estimate (a row without a gram; see ``StoreSQL/SearchTables/documentFrequencies``).
+    private mutating func readFrequencies() throws {
+        guard frequencies == nil else { return }
+        var found: [UInt64: Int64] = [:]
+        let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
+        if fewStatements {
+            let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
+            let stmt = try db.prepare(sql.documentFrequencies)
+            stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
+            defer { stmt.reset() }
+            while try stmt.step() {
+                if stmt.isNull(0) {
+                    estimated = estimated ?? stmt.int64(1)
+                    nothingPending = stmt.int64(2) == 0
+                } else {
+                    found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1)
+                }
+            }
+        } else {
+            for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
+        }
+        frequencies = found
     }
 
     // MARK: - Scan
@@ -455,11 +479,23 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     // MARK: - Index
 
+    /// Begins the snapshot the index's reads share, unless it has begun; frequencies read before
+    /// it are read again inside it (the index's postings and pending records must agree with them).
+    private mutating func beginSnapshot() throws {
+        guard let snapshot, !snapshot.begun else { return }
+        try snapshot.begin()
+        if frequencies != nil {
+            frequencies = nil
+            try readFrequencies()
+        }
+    }
+
     /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
     /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
     /// outside the search's scope may be among them: candidates are scoped when fetched.)
     private mutating func pendingMatches() throws -> [Int64] {
         if let pending { return pending }
+        try beginSnapshot()
         let columns = target.index.columns
         let wanted = fields.compactMap { field in columns.firstIndex { $0.field == field.field }.map { Int32($0 + 1) } }
         var out: [Int64] = []
@@ -618,6 +654,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The ids the index says may match, ascending: per field, the records that have every gram
     /// of the query in that field; the union over the fields. (Pending records are not in it.)
     private mutating func candidates() throws -> [Int64] {
+        try beginSnapshot()
         var result: [Int64] = []
         for (field, _) in target.fields {
             let ids: [Int64]

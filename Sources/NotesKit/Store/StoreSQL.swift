@@ -58,7 +58,10 @@ struct StoreSQL: Sendable {
         /// bytes, a row per gram written.
         var appendGrams: [String]
         /// Binds: 1 grams as decimal text joined by commas ("12,345"). Returns: 0 gram, 1 df, for
-        /// each of them the index has.
+        /// each of them the index has (2: 0); and, where a statement is a round trip, one more
+        /// row: 0 NULL, 1 the highest id of the index's records (its estimate of their count),
+        /// 2 1 when any record is pending (`SearchIndex+Pending.swift`), else 0: a search plans
+        /// with one statement, and one whose grams are not in the index is answered by it.
         var documentFrequencies: String
         /// A condition on an id column, written after it (`id` + this): the id is one of those
         /// bound, decimal text joined by commas. Used by ``Keyset/ids``.

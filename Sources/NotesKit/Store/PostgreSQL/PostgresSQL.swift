@@ -23,11 +23,16 @@ extension StoreSQL {
                               perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
                               idByUID: "SELECT id FROM \(table) WHERE uid = $1")
         }
-        // A statement is a round trip to the server: the grams of a fold go 512 a statement.
-        func gramWrites(_ table: String) -> SearchTables {
+        // A statement is a round trip to the server: the grams of a fold go 512 a statement, and a
+        // search's grams' frequencies come with the records' count.
+        func gramWrites(_ table: String, records: String, kind: Int, through: String) -> SearchTables {
             SearchTables(table: table, batch: 512, row: { k in "($\(3 * k + 1), $\(3 * k + 2), $\(3 * k + 3))" },
                          upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)",
-                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[])",
+                         documentFrequencies: """
+                             SELECT gram, df, 0 FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[]) UNION ALL
+                             SELECT NULL, coalesce(max(id), 0), (EXISTS (SELECT 1 FROM search_pending WHERE kind = \(kind)) OR coalesce(max(id), 0) >
+                             coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))::int FROM \(records)
+                             """,
                          idIn: " = ANY(string_to_array(?, ',')::bigint[])")
         }
         return StoreSQL(
@@ -130,8 +135,8 @@ extension StoreSQL {
                 messagesOf: "SELECT \(message) FROM messages WHERE conversation_id = $1 ORDER BY sent_at, id",
                 messagesOfWithin: "SELECT \(message) FROM messages WHERE conversation_id = $1 AND sent_at >= $2 AND sent_at < $3 ORDER BY sent_at, id"
             ),
-            articleIndex: gramWrites("article_grams"),
-            messageIndex: gramWrites("message_grams"),
+            articleIndex: gramWrites("article_grams", records: "articles", kind: 0, through: "article_search_through"),
+            messageIndex: gramWrites("message_grams", records: "messages", kind: 1, through: "message_search_through"),
             searchFilter: PostgresSearchFilter.filter
         )
     }()
