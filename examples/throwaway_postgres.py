@@ -23,9 +23,10 @@ import socket
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 from urllib.parse import quote
 
 ADMIN = "noteskit_admin"
@@ -160,6 +161,17 @@ class ThrowawayCluster:
             password = self.admin_password if user == ADMIN else self.password if user == self.superuser else ""
         auth = quote(user, safe="") + (":" + quote(password, safe="") if password else "")
         return f"postgresql://{auth}@127.0.0.1:{self.port}/{quote(database, safe='')}"
+
+    @contextmanager
+    def new_database(self, prefix: str = "t_") -> Iterator[str]:
+        """A new empty database owned by the administrator, for as long as the ``with`` block
+        lasts (then dropped, its connections closed): the administrator's URI of it."""
+        name = prefix + secrets.token_hex(6)
+        self.psql(f"CREATE DATABASE {name} OWNER {ADMIN}")
+        try:
+            yield self.uri(database=name)
+        finally:
+            self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def superuser_uri(self, database: str = DATABASE) -> str:
         return self.uri(self.superuser, self.password, database)

@@ -48,16 +48,21 @@ extension SearchIndex {
 
     /// The highest id of the records the index has taken in (changed ones with their old text).
     /// O(1).
-    func indexedThrough(_ db: Connection) throws -> Int64 {
+    func indexedThrough(_ db: Connection) throws -> Int64 { try Self.meta(db, throughKey) }
+
+    func setIndexedThrough(_ db: Connection, _ id: Int64) throws { try Self.setMeta(db, throughKey, id) }
+
+    /// The `meta` value of `key`, 0 when unset. O(1).
+    static func meta(_ db: Connection, _ key: String) throws -> Int64 {
         let stmt = try db.prepare(db.sql.meta.get)
-        stmt.bind(1, throughKey)
+        stmt.bind(1, key)
         defer { stmt.reset() }
         return try stmt.step() ? stmt.int64(0) : 0
     }
 
-    func setIndexedThrough(_ db: Connection, _ id: Int64) throws {
+    static func setMeta(_ db: Connection, _ key: String, _ value: Int64) throws {
         let stmt = try db.prepare(db.sql.meta.put)
-        stmt.bind(1, throughKey).bind(2, id)
+        stmt.bind(1, key).bind(2, value)
         try stmt.run()
     }
 
@@ -125,18 +130,9 @@ extension SearchIndex {
     }
 
     /// How many removed records are pending (see ``willRemove(_:_:)``). O(1).
-    func removedCount(_ db: Connection) throws -> Int64 {
-        let stmt = try db.prepare(db.sql.meta.get)
-        stmt.bind(1, removedKey)
-        defer { stmt.reset() }
-        return try stmt.step() ? stmt.int64(0) : 0
-    }
+    func removedCount(_ db: Connection) throws -> Int64 { try Self.meta(db, removedKey) }
 
-    func setRemovedCount(_ db: Connection, _ count: Int64) throws {
-        let stmt = try db.prepare(db.sql.meta.put)
-        stmt.bind(1, removedKey).bind(2, count)
-        try stmt.run()
-    }
+    func setRemovedCount(_ db: Connection, _ count: Int64) throws { try Self.setMeta(db, removedKey, count) }
 
     /// What a write's fold decision needs, read in one statement. O(log n + changed).
     struct PendingState {

@@ -145,12 +145,7 @@ struct SearchIndex: Sendable {
         _ = filter(&row.tail)
         guard gone > 0 else { return }
         if row.df - Int64(gone) <= 0 {
-            let stmt = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
-            stmt.bind(1, Int64(gram))
-            try stmt.run()
-            let blocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
-            blocks.bind(1, Int64(gram))
-            try blocks.run()
+            try dropGram(db, gram)
         } else {
             try putGram(db, gram, df: row.df - Int64(gone), tail: row.tail)
         }
@@ -300,12 +295,7 @@ struct SearchIndex: Sendable {
             if !block.isEmpty { try putBlock(db, gram, block) }
         }
         if row.df <= 1 {
-            let stmt = try db.prepare("DELETE FROM \(gramsTable) WHERE gram = ?")
-            stmt.bind(1, Int64(gram))
-            try stmt.run()
-            let blocks = try db.prepare("DELETE FROM \(blocksTable) WHERE gram = ?")
-            blocks.bind(1, Int64(gram))
-            try blocks.run()
+            try dropGram(db, gram)
         } else {
             try putGram(db, gram, df: row.df - 1, tail: row.tail)
         }
@@ -320,6 +310,15 @@ struct SearchIndex: Sendable {
         if lo < ids.count && ids[lo] == id { return false }
         ids.insert(id, at: lo)
         return true
+    }
+
+    /// Deletes `gram`'s row and its blocks: no record holds it any more.
+    private func dropGram(_ db: Connection, _ gram: UInt64) throws {
+        for table in [gramsTable, blocksTable] {
+            let stmt = try db.prepare("DELETE FROM \(table) WHERE gram = ?")
+            stmt.bind(1, Int64(gram))
+            try stmt.run()
+        }
     }
 
     private func putGram(_ db: Connection, _ gram: UInt64, df: Int64, tail: [Int64]) throws {

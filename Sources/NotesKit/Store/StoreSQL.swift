@@ -97,6 +97,21 @@ struct StoreSQL: Sendable {
         var idFloor: String?
         /// Binds: 1 uid. Returns: 0 the id of the row with that uid.
         var idByUID: String
+
+        /// The statements of `table`'s `columns` in a backend's words: `row(k)` is row k's
+        /// `(…)` of placeholders, `tail` the conflict clause (and what it returns); with `floor`,
+        /// ``one`` numbers its row above it. 64 rows a statement.
+        init(table: String, columns: [String], row: (Int) -> String, tail: String, floor: String? = nil) {
+            let names = columns.joined(separator: ", ")
+            let head = "INSERT INTO \(table)(\(names)) VALUES "
+            let numbered = floor.map { "INSERT INTO \(table)(id, \(names)) VALUES ((\($0)) + 1, " + row(0).dropFirst() }
+            one = (numbered ?? head + row(0)) + tail
+            many = MultiRow(sql: head + (0..<64).map(row).joined(separator: ", ") + tail, rows: 64)
+            perRow = columns.count
+            maxID = "SELECT coalesce(max(id), 0) FROM \(table)"
+            idFloor = floor
+            idByUID = "SELECT id FROM \(table) WHERE uid = ?"
+        }
     }
 
     /// Table `meta`: small named integers of the store (its cursor secret, the search index's

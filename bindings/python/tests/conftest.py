@@ -145,11 +145,5 @@ def pg_cluster() -> Iterator[Any]:
 def pg_database(pg_cluster: Any) -> Iterator[str]:
     """A fresh, empty database on the throwaway server, owned by its administrator role; the
     administrator's URI of it. Dropped after the test."""
-    import secrets
-
-    name = "t_" + secrets.token_hex(6)
-    pg_cluster.psql(f"CREATE DATABASE {name} OWNER noteskit_admin")
-    try:
-        yield pg_cluster.uri(database=name)
-    finally:
-        pg_cluster.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with pg_cluster.new_database("t_") as uri:
+        yield uri

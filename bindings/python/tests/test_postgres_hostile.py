@@ -190,12 +190,8 @@ def restartable() -> Iterator[Any]:
 @pytest.fixture
 def outage_store(restartable: Any) -> Iterator[str]:
     """The URI of a new empty store on the restartable server."""
-    name = "o_" + secrets.token_hex(5)
-    restartable.psql(f"CREATE DATABASE {name} OWNER noteskit_admin")
-    try:
-        yield restartable.uri(database=name)
-    finally:
-        restartable.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with restartable.new_database("o_") as uri:
+        yield uri
 
 
 def articles_file(path: Path, n: int) -> Path:

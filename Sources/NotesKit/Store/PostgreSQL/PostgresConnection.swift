@@ -331,33 +331,32 @@ final class PostgresConnection {
 
     /// `name` as a quoted SQL identifier.
     func identifier(_ name: String) throws -> String {
-        let conn = try live()
-        guard let quoted = lib.escapeIdentifier(conn, name, name.utf8.count) else {
-            throw NotesError(.validation, "\(NotesError.shown(name)) cannot be a PostgreSQL name", field: "name")
-        }
-        defer { lib.freemem(quoted) }
-        return String(cString: quoted)
+        try libpqString({ lib.escapeIdentifier($0, name, name.utf8.count) },
+                        else: { _ in NotesError(.validation, "\(NotesError.shown(name)) cannot be a PostgreSQL name", field: "name") })
     }
 
     /// `text` as a quoted SQL string literal.
     func literal(_ text: String) throws -> String {
-        let conn = try live()
-        guard let quoted = lib.escapeLiteral(conn, text, text.utf8.count) else {
-            throw NotesError(.validation, "the text cannot be quoted for PostgreSQL", field: "text")
-        }
-        defer { lib.freemem(quoted) }
-        return String(cString: quoted)
+        try libpqString({ lib.escapeLiteral($0, text, text.utf8.count) },
+                        else: { _ in NotesError(.validation, "the text cannot be quoted for PostgreSQL", field: "text") })
     }
 
     /// `password` hashed the way the server stores it (SCRAM-SHA-256 by default), so the clear
     /// text never reaches the server's logs.
     func encryptedPassword(_ password: String, user: String) throws -> String {
+        try libpqString({ lib.encryptPasswordConn($0, password, user, nil) }, else: { conn in
+            NotesError(.storage, "libpq could not hash the password: \(lib.errorMessage(conn).map { String(cString: $0) } ?? "")")
+        })
+    }
+
+    /// The string libpq's `make` returns on the live connection, copied and freed; `failure`'s
+    /// error when it returns none.
+    private func libpqString(_ make: (LibPQ.Conn) -> UnsafeMutablePointer<CChar>?,
+                             else failure: (LibPQ.Conn) -> NotesError) throws -> String {
         let conn = try live()
-        guard let hashed = lib.encryptPasswordConn(conn, password, user, nil) else {
-            throw NotesError(.storage, "libpq could not hash the password: \(lib.errorMessage(conn).map { String(cString: $0) } ?? "")")
-        }
-        defer { lib.freemem(hashed) }
-        return String(cString: hashed)
+        guard let made = make(conn) else { throw failure(conn) }
+        defer { lib.freemem(made) }
+        return String(cString: made)
     }
 
     // MARK: - Notifications

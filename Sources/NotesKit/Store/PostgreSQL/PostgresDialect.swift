@@ -3,8 +3,9 @@
 /// and the search index's statements in `Search/` (see `docs/storage-seam.md`, "Where SQL still
 /// lives") — runs on PostgreSQL through this translation, which knows exactly the forms they use:
 ///
-/// - `?` placeholders become `$1, $2, ...` in order (``StoreSQL/postgres``'s entries are written
-///   with `$n` already and pass through unchanged);
+/// - `?` placeholders become `$1, $2, ...` in order, `?N` becomes `$N` (``StoreSQL/postgres``'s own
+///   entries are written with `$n` already and pass through unchanged; those it shares with
+///   ``StoreSQL/sqlite`` are numbered here);
 /// - the search index's `INSERT OR REPLACE` names the table's key, which row-level security makes
 ///   start with `owner` (its batched gram writes are ``StoreSQL/SearchTables`` entries);
 /// - a subquery in FROM gets the alias PostgreSQL requires.
@@ -41,13 +42,28 @@ enum PostgresDialect {
         return name.isEmpty ? nil : String(name)
     }
 
-    /// `sql` with each `?` outside quotes numbered `$1`, `$2`, ... in order.
+    /// `sql` with each `?` outside quotes numbered `$1`, `$2`, ... in order, and each `?N` (SQLite's
+    /// numbered parameter; a statement uses one form or the other) written `$N`.
     static func numbered(_ sql: String) -> String {
         guard sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
         var out = ""
         var n = 0
         var quote: Character?
+        // Just after a `?` (written as `$`): whether digits followed it (its own number), else nil.
+        var hasDigits: Bool?
         for ch in sql {
+            if let digits = hasDigits {
+                if ch.isASCII, ch.isNumber {
+                    out.append(ch)
+                    hasDigits = true
+                    continue
+                }
+                if !digits {
+                    n += 1
+                    out += "\(n)"
+                }
+                hasDigits = nil
+            }
             if let q = quote {
                 if ch == q { quote = nil }
                 out.append(ch)
@@ -55,12 +71,13 @@ enum PostgresDialect {
                 quote = ch
                 out.append(ch)
             } else if ch == "?" {
-                n += 1
-                out += "$\(n)"
+                out.append("$")
+                hasDigits = false
             } else {
                 out.append(ch)
             }
         }
+        if hasDigits == false { out += "\(n + 1)" }
         return out
     }
 }

@@ -127,37 +127,10 @@ enum PostgresSchema {
             -- administrator) included. A message goes only into a conversation the role can see (a
             -- foreign key check alone would let it write into anybody's); the store-wide settings
             -- (owner '') are read by every role and written by none.
-            ALTER TABLE articles ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE articles FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON articles USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE drafts ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE drafts FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON drafts USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE conversations ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE conversations FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON conversations USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE messages ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE messages FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON messages USING (owner = current_user)
-                WITH CHECK (owner = current_user AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = conversation_id));
-            ALTER TABLE feed ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE feed FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON feed USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE article_grams ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE article_grams FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON article_grams USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE article_blocks ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE article_blocks FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON article_blocks USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE message_grams ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE message_grams FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON message_grams USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE message_blocks ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE message_blocks FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON message_blocks USING (owner = current_user) WITH CHECK (owner = current_user);
-            ALTER TABLE search_pending ENABLE ROW LEVEL SECURITY;
-            ALTER TABLE search_pending FORCE ROW LEVEL SECURITY;
-            CREATE POLICY own_rows ON search_pending USING (owner = current_user) WITH CHECK (owner = current_user);
+            \(["articles", "drafts", "conversations"].map { ownRowsOnly($0) }.joined(separator: "\n"))
+            \(ownRowsOnly("messages", check: "owner = current_user AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = conversation_id)"))
+            \(["feed", "article_grams", "article_blocks", "message_grams", "message_blocks", "search_pending"]
+                .map { ownRowsOnly($0) }.joined(separator: "\n"))
             ALTER TABLE meta ENABLE ROW LEVEL SECURITY;
             ALTER TABLE meta FORCE ROW LEVEL SECURITY;
             CREATE POLICY read_own_and_store_rows ON meta FOR SELECT USING (owner IN (current_user, ''));
@@ -189,6 +162,16 @@ enum PostgresSchema {
                 ADD COLUMN content_plain boolean GENERATED ALWAYS AS (\(PostgresSearchFilter.isPlain("content"))) STORED;
             """),
     ]
+
+    /// Row-level security forced on `table` (its owner, the administrator, included): a role
+    /// sees and changes only its own rows, and a row it writes must meet `check`.
+    static func ownRowsOnly(_ table: String, check: String = "owner = current_user") -> String {
+        """
+        ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE \(table) FORCE ROW LEVEL SECURITY;
+        CREATE POLICY own_rows ON \(table) USING (owner = current_user) WITH CHECK (\(check));
+        """
+    }
 
     /// Brings the store's schema up to date, or refuses a database this library must not touch.
     ///

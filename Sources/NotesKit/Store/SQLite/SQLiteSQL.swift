@@ -13,15 +13,8 @@ extension StoreSQL {
         // every new row must be above), the one-row statement numbers its row above it (messages:
         // see `MessageIDFloor`).
         func inserts(_ table: String, _ columns: [String], floor: String? = nil) -> RowInserts {
-            let values = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            let head = "INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES "
-            let one = floor.map { "INSERT INTO \(table)(id, \(columns.joined(separator: ", "))) VALUES ((\($0)) + 1, \(values))" }
-            let tail = " ON CONFLICT(uid) DO NOTHING"
-            return RowInserts(one: (one ?? head + "(\(values))") + tail,
-                              many: MultiRow(sql: head + Array(repeating: "(\(values))", count: 64).joined(separator: ", ") + tail, rows: 64),
-                              perRow: columns.count, maxID: "SELECT coalesce(max(id), 0) FROM \(table)",
-                              idFloor: floor,
-                              idByUID: "SELECT id FROM \(table) WHERE uid = ?")
+            let values = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            return RowInserts(table: table, columns: columns, row: { _ in values }, tail: " ON CONFLICT(uid) DO NOTHING", floor: floor)
         }
         func gramWrites(_ table: String) -> SearchTables {
             SearchTables(table: table, batch: 1, row: { _ in "(?, ?, ?)" },
