@@ -149,7 +149,7 @@ def test_sql_syntax_in_conversation_titles_message_texts_and_senders_is_stored_l
     many = store.messages.insert_many(conv.id, [{"content": f"{text}!", "from_me": False, "sender": text}])
     assert store.messages.get(received.id).content == text
     assert (store.messages.get(many[0].id).content, store.messages.get(many[0].id).sender) == (f"{text}!", text)
-    assert [m.id for m in store.messages.history(conv.id)] == [many[0].id, received.id]
+    assert [m.id for m in store.messages.history(conv.id)] == [received.id, many[0].id]
     assert store.conversations.count() == 1 and store.messages.count() == 2
 
 
