@@ -154,15 +154,28 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private var pending: [Int64]?
     /// How many pending records the search checked (see ``foldsPending``).
     private var pendingChecked = 0
-    /// The document frequency of each gram of the query in each field searched (read once).
+    /// The document frequency of each gram of the query in each field searched (read once, and
+    /// again when the snapshot begins after).
     private var frequencies: [UInt64: Int64]?
+    /// True when the statement that read ``frequencies`` said no record is pending.
+    private var nothingPending = false
     private var estimated: Int64?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
     private var fewStatements: Bool { db.sql.articleIndex.batch > 1 }
+    /// The condition the server checks before it sends a row (``StoreSQL/SearchFilter``), with
+    /// its texts; nil for an empty query or a backend without one. The rows it sends are checked
+    /// here all the same.
+    private let serverFilter: (sql: String, texts: [String])?
+    /// The read snapshot the search's statements share, begun by the engine (nil: begun already).
+    /// Where statements cost no round trip it begins at once; else only before the index's
+    /// postings and pending records, which must agree: a planning read, and a scan's one
+    /// statement, each read their own moment, and a search by the scan takes no transaction.
+    private let snapshot: ReadSnapshot?
 
-    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink) {
+    init(db: Connection, target: Target, query: SearchQuery, limit: Int, sink: Sink, snapshot: ReadSnapshot? = nil) {
         self.db = db
+        self.snapshot = snapshot
         self.target = target
         self.query = query
         self.limit = limit
@@ -170,11 +183,21 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         pattern = Pattern(query.key)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
+        if let filter = db.sql.searchFilter, !query.isEmpty {
+            let columns = target.index.columns
+            let names = target.fields.compactMap { field in columns.first { $0.field == field.field }?.name }
+            var key = String.UnicodeScalarView()
+            key.append(contentsOf: query.key.compactMap(Unicode.Scalar.init))
+            serverFilter = (filter.condition(names, query.caseSensitive), Array(repeating: String(key), count: names.count))
+        } else {
+            serverFilter = nil
+        }
     }
 
     /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
     mutating func run(after position: CursorCodec.Position?) throws {
         defer { builder.release() }
+        if !fewStatements { try snapshot?.begin() }
         if query.isEmpty {
             _ = try scan(after: position, budget: nil)
             return
@@ -222,6 +245,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         case "handover"?: return .scan(budget: 2)
         default: break
         }
+        if query.foldedKey.count > 1 { try readFrequencies() }  // (with the count, where it can)
         let count = max(try estimatedCount(), 1)
         var estimate: Int64 = 0   // records that can match, at most
         var postings: Int64 = 0   // postings the index plan reads
@@ -256,14 +280,21 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                 postings += dfs.prefix(2).reduce(0, +)
             }
         }
-        if estimate == 0 { return try pendingMatches().isEmpty ? .nothing : .index }
+        // (Where one statement read the frequencies and found nothing pending, it alone answers.)
+        if estimate == 0 { return try nothingPending || pendingMatches().isEmpty ? .nothing : .index }
         let page = Double(limit + 1)
         let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
             + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
-        if scan <= index { return .scan(budget: Int(expectedRows * 3) + 48) }
-        return .index
+        guard scan <= index else { return .index }
+        // Where the server checks the rows (``serverFilter``), reading one row of the walk costs
+        // about what checking one candidate does: scan up to as many rows as there can be
+        // candidates before the index takes over (a wrong guess costs at most twice the better
+        // plan's work; a query much rarer than its grams, "aaa" among many "aa", then still
+        // fills its page by the scan).
+        let budget = Int(expectedRows * 3) + 48
+        return .scan(budget: serverFilter == nil ? budget : max(budget, Int(min(estimate, Int64(Int32.max)))))
     }
 
     /// `NOTESKIT_SEARCH_PLAN` = `scan`, `index` or `handover` (a scan of two rows, then the
@@ -280,24 +311,36 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         return count
     }
 
-    /// How many records have `gram` (a gram of the query, with a field searched): read for every
-    /// such gram at the first call, in one statement where statements are round trips.
+    /// How many records have `gram` (a gram of the query, with a field searched).
     private mutating func documentFrequency(_ gram: UInt64) throws -> Int64 {
-        if frequencies == nil {
-            var found: [UInt64: Int64] = [:]
-            let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
-            if fewStatements {
-                let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
-                let stmt = try db.prepare(sql.documentFrequencies)
-                stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
-                defer { stmt.reset() }
-                while try stmt.step() { found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1) }
-            } else {
-                for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
-            }
-            frequencies = found
-        }
+        try readFrequencies()
         return frequencies?[gram] ?? 0
+    }
+
+    /// Reads the document frequency of every gram of the query in every field searched, once: in
+    /// one statement where statements are round trips, which may also give the records' count
+    /// estimate (a row without a gram; see ``StoreSQL/SearchTables/documentFrequencies``).
+    private mutating func readFrequencies() throws {
+        guard frequencies == nil else { return }
+        var found: [UInt64: Int64] = [:]
+        let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
+        if fewStatements {
+            let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
+            let stmt = try db.prepare(sql.documentFrequencies)
+            stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
+            defer { stmt.reset() }
+            while try stmt.step() {
+                if stmt.isNull(0) {
+                    estimated = estimated ?? stmt.int64(1)
+                    nothingPending = stmt.int64(2) == 0
+                } else {
+                    found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1)
+                }
+            }
+        } else {
+            for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
+        }
+        frequencies = found
     }
 
     // MARK: - Scan
@@ -311,34 +354,59 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
             sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
         }
+        if let serverFilter { return try scanFiltered(after: position, budget: budget, serverFilter) }
         var read = 0
-        // No more rows than the budget (an empty query matches every row: a page's worth). Where
-        // a statement is a round trip that sends all its rows, in pages: about the rows expected
-        // first (a third of the budget), then four times more each time.
+        // No more rows than the budget (an empty query matches every row: a page's worth).
         let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
-        var page = fewStatements ? max(limit + 1, ((most ?? 0) - 48) / 3) : most
+        for stmt in try target.walk.statements(db, after: position, limit: most) {
+            defer { stmt.reset() }
+            while try stmt.step() {
+                check(stmt)
+                if sink.count > limit { return nil }
+                read += 1
+                if let budget, read >= budget { return target.position(stmt) }
+            }
+        }
+        return nil
+    }
+
+    /// ``scan(after:budget:)`` where the server checks the rows first (``serverFilter``): each
+    /// statement reads the walk's next `budget` rows at most, on the server, and sends those that
+    /// may match (up to the hits the page still needs) and the last of them, numbered. Few rows
+    /// that may match do not (text the filter cannot judge, see ``StoreSQL/SearchFilter``): when a
+    /// statement sent all it may and the page is not full, the next one goes on after its last row.
+    private mutating func scanFiltered(after position: CursorCodec.Position?, budget: Int?,
+                                       _ filter: (sql: String, texts: [String])) throws -> CursorCodec.Position? {
+        var walk = target.walk
+        walk.textFilter = filter
+        let rowNumber = walk.selectedColumns + 1
+        var read = 0
         var after = position
         while true {
-            let size = page.map { page in most.map { min(page, $0 - read) } ?? page }
-            var full = false
-            for stmt in try target.walk.statements(db, after: after, limit: size) {
+            let window = budget.flatMap { $0 == Int.max ? nil : $0 - read }
+            let wanted = limit + 1 - sink.count
+            var more = false
+            for stmt in try walk.statements(db, after: after, limit: wanted, window: window) {
                 defer { stmt.reset() }
                 var got = 0
                 while try stmt.step() {
                     check(stmt)
                     if sink.count > limit { return nil }
-                    read += 1
                     got += 1
-                    if let budget, read >= budget { return target.position(stmt) }
-                    if got == size { after = target.position(stmt) }
+                    let here = target.position(stmt)
+                    if let window {
+                        let number = Int(stmt.int64(rowNumber))
+                        if number >= window { return here }  // the budget's last row
+                        if got == wanted { read += number }
+                    }
+                    if got == wanted { after = here }
                 }
-                if got == size {
-                    full = true
+                if got == wanted {
+                    more = true  // the rest of this statement's rows, and the next's, after `after`
                     break
                 }
             }
-            guard full, let current = page else { return nil }
-            page = current * 4
+            guard more else { return nil }
         }
     }
 
@@ -427,11 +495,23 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     // MARK: - Index
 
+    /// Begins the snapshot the index's reads share, unless it has begun; frequencies read before
+    /// it are read again inside it (the index's postings and pending records must agree with them).
+    private mutating func beginSnapshot() throws {
+        guard let snapshot, !snapshot.begun else { return }
+        try snapshot.begin()
+        if frequencies != nil {
+            frequencies = nil
+            try readFrequencies()
+        }
+    }
+
     /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
     /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
     /// outside the search's scope may be among them: candidates are scoped when fetched.)
     private mutating func pendingMatches() throws -> [Int64] {
         if let pending { return pending }
+        try beginSnapshot()
         let columns = target.index.columns
         let wanted = fields.compactMap { field in columns.firstIndex { $0.field == field.field }.map { Int32($0 + 1) } }
         var out: [Int64] = []
@@ -511,17 +591,33 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// until the page of hits is full.
     private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?, keyed: Bool,
                                        expectedWalk: Int) throws {
+        // The candidates' rows that may match, checked on the server (``serverFilter``) and sent
+        // up to the hits the page still needs; when it sent that many and not all were hits, the
+        // rest after the last one sent.
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
             var walk = target.walk
             walk.ids = ids.map(String.init).joined(separator: ",")
-            for stmt in try walk.statements(db, after: position) {
-                defer { stmt.reset() }
-                while try stmt.step() {
-                    check(stmt)
-                    if sink.count > limit { return true }
+            walk.textFilter = serverFilter
+            var after = position
+            while true {
+                let wanted = serverFilter == nil ? nil : limit + 1 - sink.count
+                var more = false
+                for stmt in try walk.statements(db, after: after, limit: wanted) {
+                    defer { stmt.reset() }
+                    var got = 0
+                    while try stmt.step() {
+                        check(stmt)
+                        if sink.count > limit { return true }
+                        got += 1
+                        if got == wanted { after = target.position(stmt) }
+                    }
+                    if got == wanted {
+                        more = true
+                        break
+                    }
                 }
+                guard more else { return false }
             }
-            return false
         }
         func rows(inChunks ordered: [Int64]) throws -> Bool {
             var start = 0
@@ -580,6 +676,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The ids the index says may match, ascending: per field, the records that have every gram
     /// of the query in that field; the union over the fields. (Pending records are not in it.)
     private mutating func candidates() throws -> [Int64] {
+        try beginSnapshot()
         var result: [Int64] = []
         for (field, _) in target.fields {
             let ids: [Int64]

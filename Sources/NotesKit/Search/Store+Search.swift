@@ -13,16 +13,17 @@ extension Store {
     }
 
     /// One page of a search: `query` over `target`, after `cursor` (a `nextCursor` of cursor kind
-    /// `kind`), up to `limit + 1` hits (the last tells that more exist) put into `sink`, every
-    /// statement reading one snapshot (``readSnapshot(_:)``); `check` runs first in the read (a
-    /// scope that must exist). Both stores' `search` and `searchBatch` run through it.
+    /// `kind`), up to `limit + 1` hits (the last tells that more exist) put into `sink`, the
+    /// statements that must agree reading one snapshot (``readSnapshot(lazily:_:)``, begun by the
+    /// engine); `check` runs first in the read (a scope that must exist). Both stores' `search`
+    /// and `searchBatch` run through it.
     func searchPage<Target: SearchTarget, Sink: SearchSink>(_ query: SearchQuery, _ target: Target, kind: String, limit: Int,
                                                             after cursor: String?, into sink: Sink,
                                                             check: (Connection) throws -> Void = { _ in }) throws -> Sink {
         let position = try cursor.map { try cursors.decode($0, kind: kind) }
-        let (found, folds) = try readSnapshot { db in
+        let (found, folds) = try readSnapshot(lazily: true) { db, snapshot in
             try check(db)
-            var engine = SearchEngine(db: db, target: target, query: query, limit: limit, sink: sink)
+            var engine = SearchEngine(db: db, target: target, query: query, limit: limit, sink: sink, snapshot: snapshot)
             try engine.run(after: position)
             return (engine.sink, engine.foldsPending)
         }

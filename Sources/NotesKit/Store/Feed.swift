@@ -59,20 +59,34 @@ enum Feed {
         return out
     }
 
-    /// Fills in the uid of each create and update: from its record, or from the record's
-    /// tombstone when it was deleted since.
+    /// Fills in the uid of each create and update: from its record (the records of an entity read
+    /// in one statement per 1 000, not one per change: a statement may be a round trip to a
+    /// server), or from the record's tombstone when it was deleted since.
     static func resolveUIDs(_ db: Connection, _ changes: inout [Change]) throws {
-        var missing: [Int: [Int]] = [:]  // entity index -> positions in `changes`
+        var wanted: [Int: [Int]] = [:]  // entity index -> positions in `changes`
         for (n, change) in changes.enumerated() where change.operation != .delete {
             guard let e = entities.firstIndex(of: change.entity) else { continue }
-            let stmt = try db.prepare(db.sql.feed.uidByID[e])
-            stmt.bind(1, change.entityId)
-            if try stmt.step() {
-                changes[n].uid = stmt.uid(0)
-            } else {
-                missing[e, default: []].append(n)
+            wanted[e, default: []].append(n)
+        }
+        var missing: [Int: [Int]] = [:]
+        for (e, positions) in wanted.sorted(by: { $0.key < $1.key }) {
+            var found: [Int64: String] = [:]
+            let ids = Array(Set(positions.map { changes[$0].entityId })).sorted()
+            var start = 0
+            while start < ids.count {
+                let stmt = try db.prepare(db.sql.feed.uidsByIDs[e])
+                stmt.bind(1, ids[start..<min(start + 1_000, ids.count)].map(String.init).joined(separator: ","))
+                while try stmt.step() { found[stmt.int64(0)] = stmt.uid(1) }
+                stmt.reset()
+                start += 1_000
             }
-            stmt.reset()
+            for n in positions {
+                if let uid = found[changes[n].entityId] {
+                    changes[n].uid = uid
+                } else {
+                    missing[e, default: []].append(n)
+                }
+            }
         }
         for (e, positions) in missing {
             var needed = Set(positions.map { changes[$0].entityId })

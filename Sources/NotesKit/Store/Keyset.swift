@@ -25,10 +25,24 @@ struct Keyset: Sendable {
     /// Only the rows with these ids (the search index's candidates), as decimal text joined by
     /// commas, bound to the backend's ``StoreSQL/SearchTables/idIn``; nil: every row.
     var ids: String?
+    /// Only the rows that hold this condition, checked by the server before it sends a row: its
+    /// `?` parameters bound from `texts` in order (a search's ``StoreSQL/SearchFilter``).
+    var textFilter: (sql: String, texts: [String])?
 
     /// The same walk selecting other columns (`select` is `SELECT columns FROM table`).
     func selecting(_ select: String) -> Keyset {
-        Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range, ids: ids)
+        Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range, ids: ids,
+               textFilter: textFilter)
+    }
+
+    /// How many columns `select` selects (a filtered window's verdict and row number follow them).
+    var selectedColumns: Int32 {
+        var depth = 0, count: Int32 = 1
+        let list = select.dropFirst("SELECT ".count)
+        for ch in list[..<(list.firstRange(of: " FROM ")?.lowerBound ?? list.endIndex)] {
+            if ch == "(" { depth += 1 } else if ch == ")" { depth -= 1 } else if ch == ",", depth == 0 { count += 1 }
+        }
+        return count
     }
 
     /// The same walk in the given order.
@@ -67,10 +81,17 @@ struct Keyset: Sendable {
     /// `position` (from the start when nil), each at most `limit` rows (nil: no LIMIT, the caller
     /// stops stepping when it has enough; a backend that sends a statement's rows at once, as
     /// PostgreSQL's does, sends them all).
-    func statements(_ db: Connection, after position: CursorCodec.Position?, limit: Int? = nil) throws -> [Statement] {
+    ///
+    /// With a ``textFilter`` and a `window`: of the walk's first `window` rows (of each statement),
+    /// those that hold the filter, and the `window`-th row whatever it holds; each row then has
+    /// two more columns, the filter's verdict and its row number in the walk (1-based). `limit`
+    /// counts the rows sent.
+    func statements(_ db: Connection, after position: CursorCodec.Position?, limit: Int? = nil,
+                    window: Int? = nil) throws -> [Statement] {
         guard !range.isEmpty else { return [] }
-        guard let position else { return [try statement(db, .all, position, limit: limit)] }
-        return [try statement(db, .sameKey, position, limit: limit), try statement(db, .beyond, position, limit: limit)]
+        guard let position else { return [try statement(db, .all, position, limit: limit, window: window)] }
+        return [try statement(db, .sameKey, position, limit: limit, window: window),
+                try statement(db, .beyond, position, limit: limit, window: window)]
     }
 
     /// Up to `limit` rows after `position` (from the start when nil), each made by `row`.
@@ -88,7 +109,7 @@ struct Keyset: Sendable {
     }
 
     private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?,
-                           offset: Int? = nil) throws -> Statement {
+                           offset: Int? = nil, window: Int? = nil) throws -> Statement {
         let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
         var conditions = filters
         if ids != nil { conditions.append(id + db.sql.articleIndex.idIn) }
@@ -107,13 +128,34 @@ struct Keyset: Sendable {
         case .rowid:
             orderBy = "\(id) \(order)"
         }
+        let filter = textFilter.map { "(\($0.sql))" }
+        if let filter, window == nil { conditions.append(filter) }
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let stmt = try db.prepare("\(select)\(whereSQL) ORDER BY \(orderBy)\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")")
+        var sql = "\(select)\(whereSQL) ORDER BY \(orderBy)"
+        if let filter, window != nil, let from = select.firstRange(of: " FROM ") {
+            // The walk's window with the filter's verdict, numbered as it comes, then filtered
+            // (each step streams: the server stops reading once `limit` rows are sent).
+            let walk = select[..<from.lowerBound] + ", \(filter) AS walk_hit" + select[from.lowerBound...]
+            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL) ORDER BY \(orderBy) LIMIT ?) w) n "
+                + "WHERE walk_hit OR walk_row = ?"
+        }
+        sql += "\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")"
+        let stmt = try db.prepare(sql)
         var i: Int32 = 1
         func bind(_ value: Int64) {
             stmt.bind(i, value)
             i += 1
         }
+        // In the statement's order: the filter in a window's select list, the walk's conditions,
+        // the filter as a condition, the window, the limit.
+        func bindFilter() {
+            for text in textFilter?.texts ?? [] {
+                stmt.bind(i, text)
+                i += 1
+            }
+        }
+        let windowed = window != nil && textFilter != nil
+        if windowed { bindFilter() }
         binds.forEach(bind)
         if let ids {
             stmt.bind(i, ids)
@@ -124,6 +166,12 @@ struct Keyset: Sendable {
         if let position {
             bind(position.key)
             if seek == .sameKey { bind(position.id) }
+        }
+        if windowed, let window {
+            bind(Int64(window))
+            bind(Int64(window))
+        } else {
+            bindFilter()
         }
         if let limit { bind(Int64(limit)) }
         if let offset { bind(Int64(offset)) }

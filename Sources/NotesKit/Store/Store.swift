@@ -164,16 +164,24 @@ public final class Store: Sendable {
     /// Like ``read(_:)``, with every statement of `body` reading one snapshot: one read transaction
     /// (so a read of several statements takes the database's read lock once, not once each).
     func readSnapshot<T>(_ body: (Connection) throws -> T) throws -> T {
+        try readSnapshot(lazily: false) { db, _ in try body(db) }
+    }
+
+    /// Like ``readSnapshot(_:)``; `lazily`, the snapshot begins only when `body` calls
+    /// ``ReadSnapshot/begin()`` (statements before it each read their own moment), and not at all
+    /// when it never does: on a server, the transaction's BEGIN and COMMIT are two round trips.
+    func readSnapshot<T>(lazily: Bool, _ body: (Connection, ReadSnapshot) throws -> T) throws -> T {
         try read { db in
-            try db.execute(db.sql.exchange.beginSnapshot)
+            let snapshot = ReadSnapshot(db)
+            if !lazily { try snapshot.begin() }
             do {
-                let result = try body(db)
+                let result = try body(db, snapshot)
                 db.finishStatements()
-                try db.execute(db.sql.exchange.endSnapshot)
+                if snapshot.begun { try db.execute(db.sql.exchange.endSnapshot) }
                 return result
             } catch {
                 db.finishStatements()
-                _ = try? db.execute(db.sql.exchange.abortSnapshot)
+                if snapshot.begun { _ = try? db.execute(db.sql.exchange.abortSnapshot) }
                 throw error
             }
         }
@@ -315,4 +323,20 @@ final class WriteContext {
     var lastSeq: Int64 { feed.lastSeq }
     /// True once the transaction recorded more changes than are buffered.
     var overflowed: Bool { feed.overflowed }
+}
+
+/// The read transaction of a ``Store/readSnapshot(lazily:_:)``: every statement after ``begin()``
+/// reads one snapshot.
+final class ReadSnapshot {
+    private let db: Connection
+    private(set) var begun = false
+
+    init(_ db: Connection) { self.db = db }
+
+    /// Begins the snapshot, unless it has begun.
+    func begin() throws {
+        guard !begun else { return }
+        try db.execute(db.sql.exchange.beginSnapshot)
+        begun = true
+    }
 }

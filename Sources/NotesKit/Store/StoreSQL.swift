@@ -23,6 +23,18 @@ struct StoreSQL: Sendable {
     /// The search index's tables (`Search/SearchIndex.swift`), of articles and of messages.
     var articleIndex: SearchTables
     var messageIndex: SearchTables
+    /// What a search asks the server to check before it sends a row; nil where a statement is no
+    /// round trip (SQLite: the engine reads the rows where they are).
+    var searchFilter: SearchFilter?
+
+    /// A condition on a record's text columns that holds for every record in which a search can
+    /// find its query (and for few others), so that only those cross the wire; the search engine
+    /// still checks each row it gets (`Search/SearchEngine.swift`).
+    struct SearchFilter: Sendable {
+        /// `condition(columns, caseSensitive)`: SQL over `columns` (any of which may hold the
+        /// query) with one `?` per column, in order, each bound to the query's search key as text.
+        var condition: @Sendable (_ columns: [String], _ caseSensitive: Bool) -> String
+    }
 
     /// One INSERT of `rows` rows at once: its parameters are those of the single-row form,
     /// repeated per row (row k's parameter p is `k × perRow + p`).
@@ -46,7 +58,10 @@ struct StoreSQL: Sendable {
         /// bytes, a row per gram written.
         var appendGrams: [String]
         /// Binds: 1 grams as decimal text joined by commas ("12,345"). Returns: 0 gram, 1 df, for
-        /// each of them the index has.
+        /// each of them the index has (2: 0); and, where a statement is a round trip, one more
+        /// row: 0 NULL, 1 the highest id of the index's records (its estimate of their count),
+        /// 2 1 when any record is pending (`SearchIndex+Pending.swift`), else 0: a search plans
+        /// with one statement, and one whose grams are not in the index is answered by it.
         var documentFrequencies: String
         /// A condition on an id column, written after it (`id` + this): the id is one of those
         /// bound, decimal text joined by commas. Used by ``Keyset/ids``.
@@ -230,9 +245,10 @@ struct StoreSQL: Sendable {
         var insert: String
         /// Binds: 1 seq (a row's first).
         var delete: String
-        /// The uid of a record by id, per entity of ``Feed/entities`` (article, conversation,
-        /// message). Binds: 1 id. Returns: 0 uid.
-        var uidByID: [String]
+        /// The uids of records by id, per entity of ``Feed/entities`` (article, conversation,
+        /// message): one statement for a batch of changes. Binds: 1 ids as decimal text joined by
+        /// commas ("12,345"). Returns: 0 id, 1 uid, for each of them that is stored.
+        var uidsByIDs: [String]
     }
 
     /// Whole-store reads of export, and its snapshot.

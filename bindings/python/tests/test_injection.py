@@ -137,3 +137,31 @@ def test_sql_and_fts_syntax_as_search_queries_is_matched_literally(store):
         messages = [h.message.content for h in store.messages.search(text, case_sensitive=True, limit=1000)]
         assert sorted(messages) == expected, text
     assert store.articles.count() == len(HOSTILE) + 1  # nothing was dropped or altered
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_sql_syntax_in_conversation_titles_message_texts_and_senders_is_stored_literally(store, text):
+    conv = store.conversations.create(text)
+    assert store.conversations.get(conv.id).title == text
+    assert [c.id for c in store.conversations.find(text)] == [conv.id]
+    assert store.conversations.rename(conv.id, f"x{text}").title == f"x{text}"
+    received = store.messages.receive(conv.id, text)
+    many = store.messages.insert_many(conv.id, [{"content": f"{text}!", "from_me": False, "sender": text}])
+    assert store.messages.get(received.id).content == text
+    assert (store.messages.get(many[0].id).content, store.messages.get(many[0].id).sender) == (f"{text}!", text)
+    assert [m.id for m in store.messages.history(conv.id)] == [received.id, many[0].id]
+    assert store.conversations.count() == 1 and store.messages.count() == 2
+
+
+def test_sql_syntax_as_a_query_of_the_whole_store_search_is_matched_literally(store):
+    for text in HOSTILE:
+        store.articles.create(title=f"[{text}]", content="c")
+    store.articles.create(title="plain", content="nothing special")
+    for text in HOSTILE:
+        expected = sorted(f"[{t}]" for t in HOSTILE if text in f"[{t}]")
+        found = [h.article.title for h in store.articles.search(text, field="title", case_sensitive=True, limit=1000)]
+        assert sorted(found) == expected, text
+        everything = store.search(text, kinds="articles", limit=1000)
+        assert sorted(h.record.title for h in everything.items) == \
+            sorted(f"[{t}]" for t in HOSTILE if text.lower() in f"[{t}]".lower()), text
+    assert store.articles.count() == len(HOSTILE) + 1

@@ -62,6 +62,14 @@ def test_an_unreachable_server_is_an_unreachable_error(pg_cluster: Any) -> None:
     assert caught.value.code == "server_unreachable" and "is it running" in str(caught.value)
 
 
+def test_a_host_that_never_answers_is_an_unreachable_error_within_the_uris_timeout(pg_cluster: Any) -> None:
+    # 192.0.2.1 (TEST-NET-1, RFC 5737) is never routed: the connection times out, or the network
+    # says at once that it cannot get there.
+    with pytest.raises(nk.UnreachableError) as caught:
+        nk.Store.open("postgresql://someone:secret@192.0.2.1:5432/notes?connect_timeout=2")
+    assert caught.value.code == "server_unreachable" and "secret" not in str(caught.value)
+
+
 def test_a_missing_database_and_a_bad_uri_are_named(pg_cluster: Any) -> None:
     with pytest.raises(nk.StorageError) as caught:
         nk.Store.open(pg_cluster.uri(database="no_such_database"))

@@ -14,11 +14,16 @@ extension StoreSQL {
             }
             return RowInserts(table: table, columns: columns, row: row, tail: " ON CONFLICT (uid) DO NOTHING RETURNING id")
         }
-        // A statement is a round trip to the server: the grams of a fold go 512 a statement.
-        func gramWrites(_ table: String) -> SearchTables {
+        // A statement is a round trip to the server: the grams of a fold go 512 a statement, and a
+        // search's grams' frequencies come with the records' count.
+        func gramWrites(_ table: String, records: String, kind: Int, through: String) -> SearchTables {
             SearchTables(table: table, batch: 512, row: { k in "($\(3 * k + 1), $\(3 * k + 2), $\(3 * k + 3))" },
                          upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)",
-                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[])",
+                         documentFrequencies: """
+                             SELECT gram, df, 0 FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[]) UNION ALL
+                             SELECT NULL, coalesce(max(id), 0), (EXISTS (SELECT 1 FROM search_pending WHERE kind = \(kind)) OR coalesce(max(id), 0) >
+                             coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))::int FROM \(records)
+                             """,
                          idIn: " = ANY(string_to_array(?, ',')::bigint[])")
         }
         // SQLite's text where PostgreSQL's is the same: its `?` placeholders are numbered `$1, $2,
@@ -41,10 +46,14 @@ extension StoreSQL {
         // every other role's, which it cannot see.
         sql.feed.lastSeq = "SELECT seq FROM feed_head"
         sql.feed.deletesAfter = "SELECT \(feed) FROM feed WHERE kind = $1 AND kind >= 6 AND seq > $2 ORDER BY seq"
+        sql.feed.uidsByIDs = ["articles", "conversations", "messages"].map {
+            "SELECT id, uid FROM \($0) WHERE id = ANY(string_to_array($1, ',')::bigint[])"
+        }
         // One snapshot for the whole export: every statement sees the same committed state.
         sql.exchange.beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-        sql.articleIndex = gramWrites("article_grams")
-        sql.messageIndex = gramWrites("message_grams")
+        sql.articleIndex = gramWrites("article_grams", records: "articles", kind: 0, through: "article_search_through")
+        sql.messageIndex = gramWrites("message_grams", records: "messages", kind: 1, through: "message_search_through")
+        sql.searchFilter = PostgresSearchFilter.filter
         return sql
     }()
 }

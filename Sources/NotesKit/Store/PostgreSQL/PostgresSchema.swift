@@ -152,6 +152,15 @@ enum PostgresSchema {
                 RETURN NULL;
             END $$;
             """),
+        ("0003_plain_text", """
+            -- Whether each searched text is plain (PostgresSearchFilter): kept by the server on
+            -- every write, NotesKit's or raw SQL's, so a search's filter can trust it.
+            ALTER TABLE articles
+                ADD COLUMN title_plain boolean GENERATED ALWAYS AS (\(PostgresSearchFilter.isPlain("title"))) STORED,
+                ADD COLUMN content_plain boolean GENERATED ALWAYS AS (\(PostgresSearchFilter.isPlain("content"))) STORED;
+            ALTER TABLE messages
+                ADD COLUMN content_plain boolean GENERATED ALWAYS AS (\(PostgresSearchFilter.isPlain("content"))) STORED;
+            """),
     ]
 
     /// Row-level security forced on `table` (its owner, the administrator, included): a role

@@ -16,11 +16,12 @@ extension StoreSQL {
             let values = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
             return RowInserts(table: table, columns: columns, row: { _ in values }, tail: " ON CONFLICT(uid) DO NOTHING", floor: floor)
         }
+        // Ids (or grams) bound as decimal text joined by commas.
+        let inList = " IN (SELECT value FROM json_each('[' || ? || ']'))"
         func gramWrites(_ table: String) -> SearchTables {
             SearchTables(table: table, batch: 1, row: { _ in "(?, ?, ?)" },
                          upsert: " ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING gram, length(tail)",
-                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram IN (SELECT value FROM json_each('[' || ? || ']'))",
-                         idIn: " IN (SELECT value FROM json_each('[' || ? || ']'))")
+                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram\(inList)", idIn: inList)
         }
         return StoreSQL(
             meta: Meta(
@@ -88,8 +89,7 @@ extension StoreSQL {
                 firstSeqSince: "SELECT seq FROM feed WHERE at >= ? ORDER BY seq LIMIT 1",
                 insert: "INSERT INTO feed(\(feed)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 delete: "DELETE FROM feed WHERE seq = ?",
-                uidByID: ["SELECT uid FROM articles WHERE id = ?", "SELECT uid FROM conversations WHERE id = ?",
-                          "SELECT uid FROM messages WHERE id = ?"]
+                uidsByIDs: ["articles", "conversations", "messages"].map { "SELECT id, uid FROM \($0) WHERE id\(inList)" }
             ),
             exchange: Exchange(
                 beginSnapshot: "BEGIN",
