@@ -151,11 +151,12 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The hits found.
     private(set) var sink: Sink
     private var pending: [Int64]?
-    /// The document frequency of each gram of the query in each field searched (read once, and
-    /// again when the snapshot begins after).
+    /// The document frequency of each gram of the query in each field searched (read once).
     private var frequencies: [UInt64: Int64]?
     /// True when the statement that read ``frequencies`` said no record is pending.
     private var nothingPending = false
+    /// True when ``frequencies`` were read before the snapshot began.
+    private var frequenciesBeforeSnapshot = false
     private var estimated: Int64?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
@@ -264,8 +265,13 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                 postings += dfs.prefix(2).reduce(0, +)
             }
         }
-        // (Where one statement read the frequencies and found nothing pending, it alone answers.)
-        if estimate == 0 { return try nothingPending || pendingMatches().isEmpty ? .nothing : .index }
+        // (Where one statement read the frequencies and found nothing pending, it alone answers;
+        // frequencies read before the snapshot of the pending records cannot say "nothing" with
+        // them: the index's postings, read in it, do.)
+        if estimate == 0 {
+            if nothingPending { return .nothing }
+            return try pendingMatches().isEmpty && frequenciesInSnapshot ? .nothing : .index
+        }
         let page = Double(limit + 1)
         let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
@@ -306,6 +312,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// estimate (a row without a gram; see ``StoreSQL/SearchTables/documentFrequencies``).
     private mutating func readFrequencies() throws {
         guard frequencies == nil else { return }
+        frequenciesBeforeSnapshot = !(snapshot?.begun ?? true)
         var found: [UInt64: Int64] = [:]
         let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
         if fewStatements {
@@ -479,16 +486,16 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     // MARK: - Index
 
-    /// Begins the snapshot the index's reads share, unless it has begun; frequencies read before
-    /// it are read again inside it (the index's postings and pending records must agree with them).
+    /// Begins the snapshot the index's reads share, unless it has begun.
     private mutating func beginSnapshot() throws {
         guard let snapshot, !snapshot.begun else { return }
         try snapshot.begin()
-        if frequencies != nil {
-            frequencies = nil
-            try readFrequencies()
-        }
     }
+
+    /// True when the ``frequencies`` were read in the snapshot the index's reads share: only then
+    /// does a gram's df of 0 say that its postings are empty (read before it, a df only orders
+    /// and bounds the work; the postings and pending records read in the snapshot decide).
+    private var frequenciesInSnapshot: Bool { snapshot == nil || !frequenciesBeforeSnapshot }
 
     /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
     /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
@@ -673,7 +680,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                     grams.append((gram | field, df))
                 }
                 grams.sort { $0.df < $1.df }
-                guard let rarest = grams.first, rarest.df > 0 else { continue }
+                guard let rarest = grams.first, rarest.df > 0 || !frequenciesInSnapshot else { continue }
                 var current = try target.index.postings(db, rarest.gram)
                 for next in grams.dropFirst() {
                     if current.count <= 16 || next.df > 128 * Int64(current.count) { break }
