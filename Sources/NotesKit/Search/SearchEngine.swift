@@ -345,7 +345,11 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
             sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
         }
-        if let serverFilter { return try scanFiltered(after: position, budget: budget, serverFilter) }
+        if let serverFilter {
+            var walk = target.walk
+            walk.textFilter = serverFilter
+            return try scanFiltered(walk, after: position, budget: budget)
+        }
         var read = 0
         // No more rows than the budget (an empty query matches every row: a page's worth).
         let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
@@ -366,10 +370,9 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// may match (up to the hits the page still needs) and the last of them, numbered. Few rows
     /// that may match do not (text the filter cannot judge, see ``StoreSQL/SearchFilter``): when a
     /// statement sent all it may and the page is not full, the next one goes on after its last row.
-    private mutating func scanFiltered(after position: CursorCodec.Position?, budget: Int?,
-                                       _ filter: (sql: String, texts: [String])) throws -> CursorCodec.Position? {
-        var walk = target.walk
-        walk.textFilter = filter
+    /// (`walk` carries the filter; also the candidates' rows of ``checkInOrder(_:after:keyed:expectedWalk:)``.)
+    private mutating func scanFiltered(_ walk: Keyset, after position: CursorCodec.Position?,
+                                       budget: Int?) throws -> CursorCodec.Position? {
         let rowNumber = walk.selectedColumns + 1
         var read = 0
         var after = position
@@ -577,32 +580,13 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?, keyed: Bool,
                                        expectedWalk: Int) throws {
         // The candidates' rows that may match, checked on the server (``serverFilter``) and sent
-        // up to the hits the page still needs; when it sent that many and not all were hits, the
-        // rest after the last one sent.
+        // up to the hits the page still needs (see ``scanFiltered(_:after:budget:)``).
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
             var walk = target.walk
             walk.ids = ids.map(String.init).joined(separator: ",")
             walk.textFilter = serverFilter
-            var after = position
-            while true {
-                let wanted = serverFilter == nil ? nil : limit + 1 - sink.count
-                var more = false
-                for stmt in try walk.statements(db, after: after, limit: wanted) {
-                    defer { stmt.reset() }
-                    var got = 0
-                    while try stmt.step() {
-                        check(stmt)
-                        if sink.count > limit { return true }
-                        got += 1
-                        if got == wanted { after = target.position(stmt) }
-                    }
-                    if got == wanted {
-                        more = true
-                        break
-                    }
-                }
-                guard more else { return false }
-            }
+            _ = try scanFiltered(walk, after: position, budget: nil)
+            return sink.count > limit
         }
         func rows(inChunks ordered: [Int64]) throws -> Bool {
             var start = 0
