@@ -154,11 +154,12 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private var pending: [Int64]?
     /// How many pending records the search checked (see ``foldsPending``).
     private var pendingChecked = 0
-    /// The document frequency of each gram of the query in each field searched (read once, and
-    /// again when the snapshot begins after).
+    /// The document frequency of each gram of the query in each field searched (read once).
     private var frequencies: [UInt64: Int64]?
     /// True when the statement that read ``frequencies`` said no record is pending.
     private var nothingPending = false
+    /// True when ``frequencies`` were read before the snapshot began.
+    private var frequenciesBeforeSnapshot = false
     private var estimated: Int64?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
@@ -280,8 +281,13 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                 postings += dfs.prefix(2).reduce(0, +)
             }
         }
-        // (Where one statement read the frequencies and found nothing pending, it alone answers.)
-        if estimate == 0 { return try nothingPending || pendingMatches().isEmpty ? .nothing : .index }
+        // (Where one statement read the frequencies and found nothing pending, it alone answers;
+        // frequencies read before the snapshot of the pending records cannot say "nothing" with
+        // them: the index's postings, read in it, do.)
+        if estimate == 0 {
+            if nothingPending { return .nothing }
+            return try pendingMatches().isEmpty && frequenciesInSnapshot ? .nothing : .index
+        }
         let page = Double(limit + 1)
         let expectedRows = page * Double(count) / Double(estimate)
         let scan = expectedRows * target.scanRowCost
@@ -322,6 +328,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// estimate (a row without a gram; see ``StoreSQL/SearchTables/documentFrequencies``).
     private mutating func readFrequencies() throws {
         guard frequencies == nil else { return }
+        frequenciesBeforeSnapshot = !(snapshot?.begun ?? true)
         var found: [UInt64: Int64] = [:]
         let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
         if fewStatements {
@@ -354,7 +361,11 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
             sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
         }
-        if let serverFilter { return try scanFiltered(after: position, budget: budget, serverFilter) }
+        if let serverFilter {
+            var walk = target.walk
+            walk.textFilter = serverFilter
+            return try scanFiltered(walk, after: position, budget: budget)
+        }
         var read = 0
         // No more rows than the budget (an empty query matches every row: a page's worth).
         let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
@@ -375,10 +386,9 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// may match (up to the hits the page still needs) and the last of them, numbered. Few rows
     /// that may match do not (text the filter cannot judge, see ``StoreSQL/SearchFilter``): when a
     /// statement sent all it may and the page is not full, the next one goes on after its last row.
-    private mutating func scanFiltered(after position: CursorCodec.Position?, budget: Int?,
-                                       _ filter: (sql: String, texts: [String])) throws -> CursorCodec.Position? {
-        var walk = target.walk
-        walk.textFilter = filter
+    /// (`walk` carries the filter; also the candidates' rows of ``checkInOrder(_:after:keyed:expectedWalk:)``.)
+    private mutating func scanFiltered(_ walk: Keyset, after position: CursorCodec.Position?,
+                                       budget: Int?) throws -> CursorCodec.Position? {
         let rowNumber = walk.selectedColumns + 1
         var read = 0
         var after = position
@@ -495,16 +505,16 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     // MARK: - Index
 
-    /// Begins the snapshot the index's reads share, unless it has begun; frequencies read before
-    /// it are read again inside it (the index's postings and pending records must agree with them).
+    /// Begins the snapshot the index's reads share, unless it has begun.
     private mutating func beginSnapshot() throws {
         guard let snapshot, !snapshot.begun else { return }
         try snapshot.begin()
-        if frequencies != nil {
-            frequencies = nil
-            try readFrequencies()
-        }
     }
+
+    /// True when the ``frequencies`` were read in the snapshot the index's reads share: only then
+    /// does a gram's df of 0 say that its postings are empty (read before it, a df only orders
+    /// and bounds the work; the postings and pending records read in the snapshot decide).
+    private var frequenciesInSnapshot: Bool { snapshot == nil || !frequenciesBeforeSnapshot }
 
     /// The pending records (not in the index yet, or changed since; see `SearchIndex+Pending`)
     /// that match, ascending: each one's text is checked, in one pass, once per search. (Records
@@ -592,32 +602,13 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private mutating func checkInOrder(_ candidates: [Int64], after position: CursorCodec.Position?, keyed: Bool,
                                        expectedWalk: Int) throws {
         // The candidates' rows that may match, checked on the server (``serverFilter``) and sent
-        // up to the hits the page still needs; when it sent that many and not all were hits, the
-        // rest after the last one sent.
+        // up to the hits the page still needs (see ``scanFiltered(_:after:budget:)``).
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
             var walk = target.walk
             walk.ids = ids.map(String.init).joined(separator: ",")
             walk.textFilter = serverFilter
-            var after = position
-            while true {
-                let wanted = serverFilter == nil ? nil : limit + 1 - sink.count
-                var more = false
-                for stmt in try walk.statements(db, after: after, limit: wanted) {
-                    defer { stmt.reset() }
-                    var got = 0
-                    while try stmt.step() {
-                        check(stmt)
-                        if sink.count > limit { return true }
-                        got += 1
-                        if got == wanted { after = target.position(stmt) }
-                    }
-                    if got == wanted {
-                        more = true
-                        break
-                    }
-                }
-                guard more else { return false }
-            }
+            _ = try scanFiltered(walk, after: position, budget: nil)
+            return sink.count > limit
         }
         func rows(inChunks ordered: [Int64]) throws -> Bool {
             var start = 0
@@ -695,7 +686,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                     grams.append((gram | field, df))
                 }
                 grams.sort { $0.df < $1.df }
-                guard let rarest = grams.first, rarest.df > 0 else { continue }
+                guard let rarest = grams.first, rarest.df > 0 || !frequenciesInSnapshot else { continue }
                 var current = try target.index.postings(db, rarest.gram)
                 for next in grams.dropFirst() {
                     if current.count <= 16 || next.df > 128 * Int64(current.count) { break }
