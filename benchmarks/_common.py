@@ -22,6 +22,22 @@ def text(rng: random.Random, low: int, high: int) -> str:
     return "".join(out)[:n]
 
 
+# The chat peers' tables and indexes: those of migration 0002_conversations_messages, on a plain
+# SQLite file (chat_bench, send_bench).
+PEER_CHAT_SCHEMA = """
+PRAGMA journal_mode = WAL;
+PRAGMA foreign_keys = ON;
+CREATE TABLE conversations(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    created_at INTEGER NOT NULL, last_activity_at INTEGER NOT NULL);
+CREATE INDEX conversations_recent ON conversations(last_activity_at, id);
+CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    content TEXT NOT NULL, from_me INTEGER NOT NULL, sent_at INTEGER NOT NULL);
+CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
+"""
+PEER_MESSAGE_INSERT = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)"
+
+
 def timeit(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
     """The median seconds per call of ``fn`` over ``repeat`` rounds of ``number`` calls."""
     rounds = []
@@ -35,8 +51,11 @@ def timeit(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
 
 def interleaved(fns: List[Callable[[], object]], repeat: int, number: int) -> List[float]:
     """The median seconds per call of each of ``fns``, measured in alternating rounds of ``number``
-    calls, so that a shared machine's drift during the run hits them all alike."""
+    calls (after one warm-up call each), so that a shared machine's drift during the run hits them
+    all alike."""
     rounds: List[List[float]] = [[] for _ in fns]
+    for fn in fns:
+        fn()
     for _ in range(repeat):
         for fn, out in zip(fns, rounds):
             start = time.perf_counter()

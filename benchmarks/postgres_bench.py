@@ -52,13 +52,13 @@ import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Tuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import noteskit as nk  # noqa: E402
-from _common import fmt  # noqa: E402
+from _common import fmt, interleaved  # noqa: E402
 from examples.throwaway_postgres import ThrowawayCluster  # noqa: E402
 from search_bench import Corpus, like_article_hits, like_escape  # noqa: E402
 
@@ -104,21 +104,6 @@ def once(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
-
-
-def interleaved(fns: Sequence[Callable[[], object]], repeat: int, number: int) -> List[float]:
-    """The median seconds per call of each of ``fns``, in alternating rounds of ``number`` calls
-    (after one warm-up call each)."""
-    rounds: List[List[float]] = [[] for _ in fns]
-    for fn in fns:
-        fn()
-    for _ in range(repeat):
-        for fn, out in zip(fns, rounds):
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            out.append((time.perf_counter() - start) / number)
-    return [statistics.median(r) for r in rounds]
 
 
 def peer_article(r: Any) -> nk.Article:

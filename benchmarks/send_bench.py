@@ -37,20 +37,7 @@ from typing import Callable, Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import noteskit as nk  # noqa: E402
-from _common import fmt, interleaved, text  # noqa: E402
-
-PEER_SCHEMA = """
-PRAGMA journal_mode = WAL;
-PRAGMA foreign_keys = ON;
-CREATE TABLE conversations(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
-    created_at INTEGER NOT NULL, last_activity_at INTEGER NOT NULL);
-CREATE INDEX conversations_recent ON conversations(last_activity_at, id);
-CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE,
-    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    content TEXT NOT NULL, from_me INTEGER NOT NULL, sent_at INTEGER NOT NULL);
-CREATE INDEX messages_history ON messages(conversation_id, sent_at, id);
-"""
-INSERT = "INSERT INTO messages(uid, conversation_id, content, from_me, sent_at) VALUES (?, ?, ?, ?, ?)"
+from _common import PEER_CHAT_SCHEMA as PEER_SCHEMA, PEER_MESSAGE_INSERT as INSERT, fmt, interleaved, text  # noqa: E402
 
 
 def wal_frames(wal: Path) -> List[Tuple[int, bool]]:
