@@ -160,6 +160,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private var nothingPending = false
     /// True when ``frequencies`` were read before the snapshot began.
     private var frequenciesBeforeSnapshot = false
+    /// The postings read with the ``frequencies`` by ``StoreSQL/SearchTables/planReads``, gram by
+    /// gram; with the pending records' matches it read (``pending``), they need no snapshot of
+    /// their own: one statement read them together.
+    private var postingsInHand: [UInt64: [Int64]]?
     private var estimated: Int64?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
@@ -329,25 +333,78 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private mutating func readFrequencies() throws {
         guard frequencies == nil else { return }
         frequenciesBeforeSnapshot = !(snapshot?.begun ?? true)
-        var found: [UInt64: Int64] = [:]
         let all = target.fields.flatMap { field in query.grams.map { $0 | field.field } }
-        if fewStatements {
-            let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
-            let stmt = try db.prepare(sql.documentFrequencies)
-            stmt.bind(1, all.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
-            defer { stmt.reset() }
-            while try stmt.step() {
-                if stmt.isNull(0) {
-                    estimated = estimated ?? stmt.int64(1)
-                    nothingPending = stmt.int64(2) == 0
-                } else {
-                    found[UInt64(bitPattern: stmt.int64(0))] = stmt.int64(1)
+        let sql = target.index.kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
+        if let planReads = sql.planReads {
+            try readPlan(planReads, all)
+            return
+        }
+        var found: [UInt64: Int64] = [:]
+        for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
+        frequencies = found
+    }
+
+    /// Reads with one statement (``StoreSQL/SearchTables/planReads``, one snapshot) the query's
+    /// grams' frequencies, the records' count estimate, the postings of the rarest grams, and the
+    /// pending records the server's filter lets through, checked here (``pending``; every pending
+    /// record counts as checked, for ``foldsPending``).
+    private mutating func readPlan(_ planReads: (String) -> String, _ grams: [UInt64]) throws {
+        let columns = target.index.columns
+        let wanted = fields.compactMap { field in columns.firstIndex { $0.field == field.field }.map { Int32($0 + 4) } }
+        let stmt = try db.prepare(planReads(serverFilter?.sql ?? "TRUE"))
+        stmt.bind(1, grams.map { String(Int64(bitPattern: $0)) }.joined(separator: ","))
+        for (k, text) in (serverFilter?.texts ?? []).enumerated() { stmt.bind(Int32(k + 2), text) }
+        defer { stmt.reset() }
+        var found: [UInt64: Int64] = [:]
+        var tails: [UInt64: [Int64]] = [:]
+        var blocks: [UInt64: [(first: Int64, ids: [Int64])]] = [:]
+        var matches: [Int64] = []
+        var ranges: [Range<Int>] = []
+        while try stmt.step() {
+            switch stmt.int64(0) {
+            case 0:
+                let gram = UInt64(bitPattern: stmt.int64(1))
+                found[gram] = stmt.int64(2)
+                if !stmt.isNull(3) {
+                    var tail: [Int64] = []
+                    stmt.withBlob(3) { Postings.decodeTail($0, into: &tail) }
+                    tails[gram] = tail
+                }
+            case 1:
+                var ids: [Int64] = []
+                stmt.withBlob(3) { Postings.decode($0, into: &ids) }
+                blocks[UInt64(bitPattern: stmt.int64(1)), default: []].append((stmt.int64(2), ids))
+            case 2:
+                pendingChecked = Int(stmt.int64(1))
+                nothingPending = pendingChecked == 0
+                estimated = estimated ?? stmt.int64(2)
+            default:
+                for column in wanted {
+                    ranges.removeAll(keepingCapacity: true)
+                    if stmt.withUTF8(column, { find(in: $0, into: &ranges) }) {
+                        matches.append(stmt.int64(2))
+                        break
+                    }
                 }
             }
-        } else {
-            for gram in all { found[gram] = try target.index.documentFrequency(db, gram) }
         }
+        var postings: [UInt64: [Int64]] = [:]
+        for (gram, tail) in tails {
+            guard let df = found[gram], Int64(tail.count) < df else {
+                postings[gram] = tail
+                continue
+            }
+            var ids: [Int64] = []
+            ids.reserveCapacity(Int(df))
+            for block in (blocks[gram] ?? []).sorted(by: { $0.first < $1.first }) { ids.append(contentsOf: block.ids) }
+            ids.append(contentsOf: tail)
+            postings[gram] = ids
+        }
+        matches.sort()
         frequencies = found
+        frequenciesBeforeSnapshot = false
+        postingsInHand = postings
+        pending = matches
     }
 
     // MARK: - Scan
@@ -664,10 +721,40 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         }
     }
 
+    /// Where the plan's statement read the postings the index plan starts from (each field's
+    /// rarest gram: ``postingsInHand``), the plan goes on from them and the pending records read
+    /// with them, in no transaction; else the snapshot begins, and the pending records and
+    /// postings are read again in it (a df read before it only orders the work).
+    private mutating func inHandOrSnapshot() throws {
+        if let postingsInHand {
+            let needed = query.foldedKey.count > 1 && fields.allSatisfy { field in
+                let dfs = query.grams.map { (gram: $0 | field.field, df: frequencies?[$0 | field.field] ?? 0) }
+                guard let rarest = dfs.min(by: { ($0.df, $0.gram) < ($1.df, $1.gram) }) else { return true }
+                return rarest.df == 0 || postingsInHand[rarest.gram] != nil
+            }
+            if needed { return }
+            self.postingsInHand = nil
+            pending = nil
+            pendingChecked = 0
+            frequenciesBeforeSnapshot = true
+        }
+        try beginSnapshot()
+    }
+
+    /// The postings of `gram`: those in hand, else read (in the snapshot), else, when not
+    /// `required` and the postings in hand are the plan's, nil.
+    private func postings(_ gram: UInt64, required: Bool = true) throws -> [Int64]? {
+        if let postingsInHand {
+            if let ids = postingsInHand[gram] { return ids }
+            if !required { return nil }
+        }
+        return try target.index.postings(db, gram)
+    }
+
     /// The ids the index says may match, ascending: per field, the records that have every gram
     /// of the query in that field; the union over the fields. (Pending records are not in it.)
     private mutating func candidates() throws -> [Int64] {
-        try beginSnapshot()
+        try inHandOrSnapshot()
         var result: [Int64] = []
         for (field, _) in target.fields {
             let ids: [Int64]
@@ -685,12 +772,15 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
                     let df = try documentFrequency(gram | field)
                     grams.append((gram | field, df))
                 }
-                grams.sort { $0.df < $1.df }
+                grams.sort { ($0.df, $0.gram) < ($1.df, $1.gram) }  // (as the plan statement ranks them)
                 guard let rarest = grams.first, rarest.df > 0 || !frequenciesInSnapshot else { continue }
-                var current = try target.index.postings(db, rarest.gram)
+                var current = try postings(rarest.gram) ?? []
                 for next in grams.dropFirst() {
                     if current.count <= 16 || next.df > 128 * Int64(current.count) { break }
-                    current = Postings.intersect(current, try target.index.postings(db, next.gram))
+                    // (Postings read with the plan: the others are not read. Fewer grams
+                    // intersected leave more candidates, each checked all the same.)
+                    guard let ids = try postings(next.gram, required: false) else { break }
+                    current = Postings.intersect(current, ids)
                     if current.isEmpty { break }
                 }
                 ids = current

@@ -57,21 +57,30 @@ struct StoreSQL: Sendable {
         /// row's and the row's tail appended to its own. Returns: 0 gram, 1 the tail's length in
         /// bytes, a row per gram written.
         var appendGrams: [String]
-        /// Binds: 1 grams as decimal text joined by commas ("12,345"). Returns: 0 gram, 1 df, for
-        /// each of them the index has (2: 0); and, where a statement is a round trip, one more
-        /// row: 0 NULL, 1 the highest id of the index's records (its estimate of their count),
-        /// 2 1 when any record is pending (`SearchIndex+Pending.swift`), else 0: a search plans
-        /// with one statement, and one whose grams are not in the index is answered by it.
-        var documentFrequencies: String
+        /// Where a statement is a round trip to a server (nil where it is not: SQLite's engine reads
+        /// a gram's frequency and postings, and the pending records, a statement each): one
+        /// statement that reads, in one snapshot, what a search of 2+ characters plans with and
+        /// what its index plan needs, `planReads(filter)`. `filter` is a ``SearchFilter``
+        /// condition over the index's text columns (each `?` bound to the search key), or `TRUE`.
+        /// Binds: 1 the query's grams (with the fields searched) as decimal text joined by commas
+        /// ("12,345"), then the filter's parameters. Returns rows told apart by column 0:
+        /// - 0: 1 gram, 2 df, 3 its tail (blob), for each gram the index has; the tail is NULL
+        ///   unless the statement also sends the gram's blocks (``planPostings``);
+        /// - 1: 1 gram, 2 first id, 3 ids (blob): every block of each gram whose tail was sent;
+        /// - 2: 1 the number of pending records (`SearchIndex+Pending.swift`), 2 the highest id of
+        ///   the index's records (its estimate of their count), one row;
+        /// - 3: 2 id, 4… the text columns in the index's order: each pending record the filter
+        ///   lets through.
+        var planReads: (@Sendable (_ filter: String) -> String)?
         /// A condition on an id column, written after it (`id` + this): the id is one of those
         /// bound, decimal text joined by commas. Used by ``Keyset/ids``.
         var idIn: String
 
         /// `batch` (a power of two) rows a statement, of `table`, in a backend's placeholders:
         /// `row(k)` is row k's `(…)`, `upsert` the conflict clause and its RETURNING.
-        init(table: String, batch: Int, row: (Int) -> String, upsert: String, documentFrequencies: String, idIn: String) {
+        init(table: String, batch: Int, row: (Int) -> String, upsert: String, planReads: (@Sendable (String) -> String)?, idIn: String) {
             self.batch = batch
-            self.documentFrequencies = documentFrequencies
+            self.planReads = planReads
             self.idIn = idIn
             var sizes: [Int] = [1]
             while sizes.last! < batch { sizes.append(sizes.last! * 2) }

@@ -212,3 +212,48 @@ def test_the_command_line_adds_a_user(pg_cluster: Any, pg_database: str) -> None
     piped = subprocess.run([str(SCRIPT), "--db", pg_database, "admin", "add-user", new_role()],
                            input="", capture_output=True, text=True, timeout=60)
     assert piped.returncode == 1 and "--password-stdin" in piped.stderr and "Traceback" not in piped.stderr
+
+
+def test_a_rare_search_in_one_statement_sees_pending_and_raw_sql_rows_and_only_its_roles(pg_cluster: Any, pg_database: str,
+                                                                                         monkeypatch: Any) -> None:
+    """A rare 3+-character search plans and reads its postings and pending records with one
+    statement: it still finds the records the index has not taken in (new through NotesKit or raw
+    SQL, changed since), under every plan, and a second role's identical search finds none of them."""
+    import search_oracle as oracle
+    from datetime import datetime, timedelta, timezone
+
+    alice, bob = new_role(), new_role()
+    db = database_of(pg_database)
+    with nk.Store.open(pg_database) as store:
+        store.create_user(alice, password="a")
+        store.create_user(bob, password="b")
+    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    # Long posting lists for the common grams (blocks, not only tails), a few rare words among them.
+    with nk.Store.open(pg_cluster.uri(alice, "a", db)) as store:
+        store.articles.create_many([{"title": f"note {i}", "content": ("quux Zyxel量子 " if i % 97 == 0 else "quick ux text ") * 3,
+                                     "created_at": base + timedelta(minutes=i)} for i in range(3_000)])
+        changed = store.articles.create_many([{"title": "plain", "content": "nothing here", "created_at": base}])[0]
+        fresh = store.articles.create(title="QUX fresh", content="new, not folded")  # pending: new
+        store.articles.update(changed.id, content="now it has qUx in it")             # pending: changed
+    pg_cluster.psql("INSERT INTO noteskit.articles(uid, title, content, created_at, updated_at) "
+                    "VALUES (gen_random_uuid(), 'raw qux', 'written by SQL', 1, 1)", database=db, user=alice, password="a")
+    with nk.Store.open(pg_cluster.uri(alice, "a", db)) as store:
+        stored = list(store.articles.iter())
+        for q in ("qUx", "Zyxel量", "量子", "fresh", "absent zzq"):
+            expected = oracle.search(stored, q, "any", False)
+            for plan in ("auto", "scan", "index", "handover"):
+                monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+                got, after = [], None
+                while True:
+                    page = store.articles.search(q, limit=20, after=after)
+                    got += page.items
+                    if page.next_cursor is None:
+                        break
+                    after = page.next_cursor
+                assert [(h.article.id, h.spans) for h in got] == expected, (plan, q)
+            monkeypatch.delenv("NOTESKIT_SEARCH_PLAN")
+        found = {h.article.id for h in store.articles.search("qux", limit=1000).items}
+        assert {changed.id, fresh.id} <= found and any(h.article.title == "raw qux" for h in store.articles.search("qux", limit=1000).items)
+    with nk.Store.open(pg_cluster.uri(bob, "b", db)) as store:
+        for q in ("qUx", "Zyxel量", "量子", "fresh"):
+            assert store.articles.search(q).items == []

@@ -15,15 +15,12 @@ extension StoreSQL {
             return RowInserts(table: table, columns: columns, row: row, tail: " ON CONFLICT (uid) DO NOTHING RETURNING id")
         }
         // A statement is a round trip to the server: the grams of a fold go 512 a statement, and a
-        // search's grams' frequencies come with the records' count.
-        func gramWrites(_ table: String, records: String, kind: Int, through: String) -> SearchTables {
+        // search plans, and reads its index plan's postings and pending records, in one.
+        func gramWrites(_ table: String, blocks: String, records: String, columns: [String], kind: Int,
+                        through: String) -> SearchTables {
             SearchTables(table: table, batch: 512, row: { k in "($\(3 * k + 1), $\(3 * k + 2), $\(3 * k + 3))" },
                          upsert: " ON CONFLICT (owner, gram) DO UPDATE SET df = \(table).df + excluded.df, tail = \(table).tail || excluded.tail RETURNING gram, length(\(table).tail)",
-                         documentFrequencies: """
-                             SELECT gram, df, 0 FROM \(table) WHERE gram = ANY(string_to_array($1, ',')::bigint[]) UNION ALL
-                             SELECT NULL, coalesce(max(id), 0), (EXISTS (SELECT 1 FROM search_pending WHERE kind = \(kind)) OR coalesce(max(id), 0) >
-                             coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))::int FROM \(records)
-                             """,
+                         planReads: planReads(table, blocks: blocks, records: records, columns: columns, kind: kind, through: through),
                          idIn: " = ANY(string_to_array(?, ',')::bigint[])")
         }
         // SQLite's text where PostgreSQL's is the same: its `?` placeholders are numbered `$1, $2,
@@ -51,9 +48,43 @@ extension StoreSQL {
         }
         // One snapshot for the whole export: every statement sees the same committed state.
         sql.exchange.beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-        sql.articleIndex = gramWrites("article_grams", records: "articles", kind: 0, through: "article_search_through")
-        sql.messageIndex = gramWrites("message_grams", records: "messages", kind: 1, through: "message_search_through")
+        sql.articleIndex = gramWrites("article_grams", blocks: "article_blocks", records: "articles", columns: ["title", "content"],
+                                      kind: 0, through: "article_search_through")
+        sql.messageIndex = gramWrites("message_grams", blocks: "message_blocks", records: "messages", columns: ["content"],
+                                      kind: 1, through: "message_search_through")
         sql.searchFilter = PostgresSearchFilter.filter
         return sql
     }()
+}
+
+extension StoreSQL {
+    /// The postings ``StoreSQL/SearchTables/planReads`` sends with the frequencies: those of the
+    /// two rarest grams of each field, each of at most this many records (a rare query's index
+    /// plan then needs no other read; a frequent one's scan is not burdened with long lists).
+    static let planPostings = 4_096
+
+    /// PostgreSQL's ``StoreSQL/SearchTables/planReads`` of one search index (`table`, `blocks`)
+    /// over `records`, whose searched texts are `columns` (each with its `<column>_plain`).
+    static func planReads(_ table: String, blocks: String, records: String, columns: [String], kind: Int,
+                          through: String) -> @Sendable (String) -> String {
+        let texts = columns.joined(separator: ", ")
+        let plain = columns.map { "\($0)_plain" }.joined(separator: ", ")
+        let nulls = columns.map { _ in "NULL::text" }.joined(separator: ", ")
+        func sent(_ q: String) -> String { "\(q)rank <= 2 AND \(q)df <= \(planPostings)" }
+        let (sentHere, sentInQ) = (sent(""), sent("q."))
+        return { filter in
+            """
+            WITH q AS (SELECT gram, df, tail, row_number() OVER (PARTITION BY gram & 1 ORDER BY df, gram) AS rank
+                       FROM \(table) WHERE gram = ANY(string_to_array(?, ',')::bigint[])),
+            p AS (SELECT r.id, \(columns.map { "r.\($0)" }.joined(separator: ", ")), \(columns.map { "r.\($0)_plain" }.joined(separator: ", "))
+                  FROM search_pending s JOIN \(records) r ON r.id = s.id WHERE s.kind = \(kind)
+                  UNION ALL SELECT id, \(texts), \(plain) FROM \(records)
+                  WHERE id > coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))
+            SELECT 0, gram, df, CASE WHEN \(sentHere) THEN tail END, \(nulls) FROM q
+            UNION ALL SELECT 1, b.gram, b.first, b.ids, \(nulls) FROM \(blocks) b JOIN q ON q.gram = b.gram AND \(sentInQ)
+            UNION ALL SELECT 2, (SELECT count(*) FROM p), coalesce(max(id), 0), NULL, \(nulls) FROM \(records)
+            UNION ALL SELECT 3, NULL, id, NULL, \(texts) FROM p WHERE \(filter)
+            """
+        }
+    }
 }

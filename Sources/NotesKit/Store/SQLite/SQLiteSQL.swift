@@ -21,7 +21,7 @@ extension StoreSQL {
         func gramWrites(_ table: String) -> SearchTables {
             SearchTables(table: table, batch: 1, row: { _ in "(?, ?, ?)" },
                          upsert: " ON CONFLICT(gram) DO UPDATE SET df = df + excluded.df, tail = tail || excluded.tail RETURNING gram, length(tail)",
-                         documentFrequencies: "SELECT gram, df FROM \(table) WHERE gram\(inList)", idIn: inList)
+                         planReads: nil, idIn: inList)
         }
         return StoreSQL(
             meta: Meta(
