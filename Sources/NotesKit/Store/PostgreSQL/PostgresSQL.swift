@@ -65,6 +65,11 @@ extension StoreSQL {
 
     /// PostgreSQL's ``StoreSQL/SearchTables/planReads`` of one search index (`table`, `blocks`)
     /// over `records`, whose searched texts are `columns` (each with its `<column>_plain`).
+    ///
+    /// The new records (above the indexed-through id) are read by the primary key's index: the
+    /// bound is a subquery's value (bare: PostgreSQL 15 left `id > coalesce((SELECT …), 0)` a
+    /// filter on a walk of the whole table), and the range is closed by the highest id, so that the
+    /// planner, which knows neither end, takes it for a narrow range and not a third of the table.
     static func planReads(_ table: String, blocks: String, records: String, columns: [String], kind: Int,
                           through: String) -> @Sendable (String) -> String {
         let texts = columns.joined(separator: ", ")
@@ -79,7 +84,8 @@ extension StoreSQL {
             p AS (SELECT r.id, \(columns.map { "r.\($0)" }.joined(separator: ", ")), \(columns.map { "r.\($0)_plain" }.joined(separator: ", "))
                   FROM search_pending s JOIN \(records) r ON r.id = s.id WHERE s.kind = \(kind)
                   UNION ALL SELECT id, \(texts), \(plain) FROM \(records)
-                  WHERE id > coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))
+                  WHERE id > (SELECT coalesce((SELECT value FROM meta WHERE key = '\(through)' ORDER BY owner = '' LIMIT 1), 0))
+                    AND id <= (SELECT max(id) FROM \(records)))
             SELECT 0, gram, df, CASE WHEN \(sentHere) THEN tail END, \(nulls) FROM q
             UNION ALL SELECT 1, b.gram, b.first, b.ids, \(nulls) FROM \(blocks) b JOIN q ON q.gram = b.gram AND \(sentInQ)
             UNION ALL SELECT 2, (SELECT count(*) FROM p), coalesce(max(id), 0), NULL, \(nulls) FROM \(records)
