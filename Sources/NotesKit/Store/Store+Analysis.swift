@@ -159,7 +159,8 @@ extension ArticleStore {
 extension MessageStore {
     /// How many messages (of `conversation`, or of all) were sent within `range` by `fromMe` (or
     /// anyone). `.notFound` for an unknown conversation. O(log n + count) over an index; O(log n)
-    /// for a whole conversation (its count is kept in its row by every write of its messages).
+    /// for a whole conversation (its count is kept in its row by every write of its messages), and
+    /// O(conversations) for all messages (the sum of those).
     public func count(conversation: Int64? = nil, range: TimeRange = .all, fromMe: Bool? = nil) throws -> Int {
         try select(conversation: conversation, since: range.since, until: range.until, fromMe: fromMe).count()
     }

@@ -104,8 +104,8 @@ public final class Selection: Sendable {
         return i
     }
 
-    /// How many records the selection holds. O(n) over the index; O(log n) where the writes keep
-    /// the count (all the messages of one conversation).
+    /// How many records the selection holds. O(n) over the index; where the writes keep the count,
+    /// O(log n) for all the messages of one conversation, O(conversations) for all messages.
     public func count() throws -> Int {
         try store.read { db in
             let n = try countRows(db)
@@ -473,10 +473,15 @@ extension MessageStore {
         if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
         var check: (@Sendable (Connection) throws -> Void)?
         if let conversation { check = { db in _ = try ConversationStore.require(db, conversation) } }
-        // One whole conversation: its count is kept in its row (`.notFound` when there is none).
+        // One whole conversation: its count is kept in its row (`.notFound` when there is none);
+        // every message: the sum of those.
         var stored: (@Sendable (Connection) throws -> Int64)?
-        if let conversation, since == nil, until == nil, fromMe == nil {
-            stored = { db in try ConversationStore.messageCount(db, conversation) }
+        if since == nil, until == nil, fromMe == nil {
+            if let conversation {
+                stored = { db in try ConversationStore.messageCount(db, conversation) }
+            } else {
+                stored = { db in try Store.scalar(db, db.sql.conversations.messageTotal) }
+            }
         }
         // Messages are mostly written in time order: over all conversations, without a time
         // window, a plain rowid-order scan is tried first (and checked as read).

@@ -194,6 +194,8 @@ struct StoreSQL: Sendable {
         var removeMessages: String
         /// Binds: 1 id. Returns: 0 its `message_count` (how many messages it holds).
         var messageCount: String
+        /// Returns: 0 the sum of every conversation's `message_count` (how many messages there are).
+        var messageTotal: String
         /// Binds: 1 conversation id. Returns: 0 id, 1 uid, 2 content of its messages, in chat
         /// order (sent_at, id).
         var messagesOf: String

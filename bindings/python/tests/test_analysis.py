@@ -81,6 +81,7 @@ def test_a_conversations_count_follows_every_write_of_its_messages(chat, tmp_pat
     store.messages.delete(first[0].id)
     assert store.messages.delete_many([first[1].id, first[2].id, *[m.id for m in store.messages.history(bob.id, limit=3).items]]) == 5
     assert counts() == [99, 37, 5]
+    assert store.messages.count() == 141 == len(store.messages) == store.messages.count(since=datetime(1, 1, 1))
     # (history is oldest first: the one received at T0 - HOUR, then alice 0 and 1 went)
     assert store.messages.delete_range(alice.id, since=T0, until=T0 + 10 * HOUR) == 8  # alice 2..9
     assert store.messages.select(conversation=alice.id).count() == 91

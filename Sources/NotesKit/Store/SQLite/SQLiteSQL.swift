@@ -67,6 +67,7 @@ extension StoreSQL {
                     """,
                 removeMessages: "UPDATE conversations SET message_count = message_count - ? WHERE id = ?",
                 messageCount: "SELECT message_count FROM conversations WHERE id = ?",
+                messageTotal: "SELECT coalesce(sum(message_count), 0) FROM conversations",
                 messagesOf: "SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id",
                 delete: "DELETE FROM conversations WHERE id = ?",
                 // By the index (last_activity_at, activity_seq).
