@@ -80,8 +80,8 @@ public struct ConversationStore: Sendable {
             let conversation = try Self.require(tx.connection, id)
             let select = try tx.prepare(tx.connection.sql.conversations.messagesOf)
             select.bind(1, id)
-            var messages: [(id: Int64, uid: String, content: String)] = []
-            while try select.step() { messages.append((select.int64(0), select.uid(1), select.text(2))) }
+            var messages: [DeletedMessage] = []
+            while try select.step() { messages.append((select.int64(0), id, select.uid(1), select.text(2))) }
             try tx.announce(.messagesDeleted(messages))
             // The messages go by ON DELETE CASCADE.
             let delete = try tx.prepare(tx.connection.sql.conversations.delete)
@@ -144,15 +144,25 @@ public struct ConversationStore: Sendable {
         try stmt.run()
     }
 
-    /// Makes `at` the last activity of conversation `id`, ordered by change `seq`, unless its last
-    /// activity is later already (history imported with older times leaves its place in the list;
-    /// the row is then not written). `.notFound` for an unknown conversation. One statement when
-    /// it moves (a send), O(log n).
-    static func touch(_ tx: WriteContext, _ id: Int64, unlessLaterThan at: Timestamp, seq: Int64) throws {
-        let stmt = try tx.prepare(tx.connection.sql.conversations.touchUnlessLater)
-        stmt.bind(1, at.milliseconds).bind(2, seq).bind(3, id)
+    /// Counts `count` new messages in conversation `id` (its `message_count`) and makes `newest`
+    /// its last activity, ordered by change `seq`, unless its last activity is later already
+    /// (history imported with older times leaves its place in the list). `.notFound` for an
+    /// unknown conversation. One statement, O(log n): a send writes the conversation's row once.
+    static func addMessages(_ tx: WriteContext, _ id: Int64, count: Int, newest: Timestamp, seq: Int64) throws {
+        let stmt = try tx.prepare(tx.connection.sql.conversations.addMessages)
+        stmt.bind(1, newest.milliseconds).bind(2, seq).bind(3, id).bind(4, Int64(count))
         try stmt.run()
         if tx.connection.changes == 0 { _ = try require(tx.connection, id) }
+    }
+
+    /// How many messages conversation `id` holds (its `message_count`, kept by every write that
+    /// adds or deletes messages), or `.notFound`. O(log n).
+    static func messageCount(_ db: Connection, _ id: Int64) throws -> Int64 {
+        let stmt = try db.prepare(db.sql.conversations.messageCount)
+        stmt.bind(1, id)
+        defer { stmt.reset() }
+        guard try stmt.step() else { throw NotesError.notFound("conversation", id) }
+        return stmt.int64(0)
     }
 
     static func require(_ db: Connection, _ id: Int64) throws -> Conversation {

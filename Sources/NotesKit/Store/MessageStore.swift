@@ -119,11 +119,11 @@ public struct MessageStore: Sendable {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }
                 newest = max(newest, prepared[index].sentAt.milliseconds)
             }
-            // The conversation moves first (an unknown one is `.notFound` before any row is
-            // tried), ordered by the change the last message's creation gets: every record is
-            // written, or the call throws.
-            try ConversationStore.touch(tx, conversationId, unlessLaterThan: Timestamp(milliseconds: newest),
-                                        seq: try tx.feed.upcomingSeq(prepared.count, tx))
+            // The conversation counts them and moves first (an unknown one is `.notFound` before
+            // any row is tried), ordered by the change the last message's creation gets: every
+            // record is written, or the call throws.
+            try ConversationStore.addMessages(tx, conversationId, count: prepared.count, newest: Timestamp(milliseconds: newest),
+                                              seq: try tx.feed.upcomingSeq(prepared.count, tx))
             let ids = try Self.insertRows(tx, prepared)
             for index in prepared.indices {
                 guard let id = ids[index] else {
@@ -142,11 +142,11 @@ public struct MessageStore: Sendable {
             let select = try tx.prepare(tx.connection.sql.messages.uidAndContent)
             select.bind(1, id)
             guard try select.step() else { throw NotesError.notFound("message", id) }
-            let uid = select.uid(0), content = select.text(1)
+            let uid = select.uid(0), content = select.text(1), conversationId = select.int64(2)
             let delete = try tx.prepare(tx.connection.sql.messages.delete)
             delete.bind(1, id)
             try delete.run()
-            try tx.announce(.messagesDeleted([(id, uid, content)]))
+            try tx.announce(.messagesDeleted([(id, conversationId, uid, content)]))
         }
     }
 

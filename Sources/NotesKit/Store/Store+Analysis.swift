@@ -158,7 +158,9 @@ extension ArticleStore {
 
 extension MessageStore {
     /// How many messages (of `conversation`, or of all) were sent within `range` by `fromMe` (or
-    /// anyone). `.notFound` for an unknown conversation. O(log n + count) over an index.
+    /// anyone). `.notFound` for an unknown conversation. O(log n + count) over an index; O(log n)
+    /// for a whole conversation (its count is kept in its row by every write of its messages), and
+    /// O(conversations) for all messages (the sum of those).
     public func count(conversation: Int64? = nil, range: TimeRange = .all, fromMe: Bool? = nil) throws -> Int {
         try select(conversation: conversation, since: range.since, until: range.until, fromMe: fromMe).count()
     }
@@ -182,10 +184,10 @@ extension MessageStore {
     public func deleteMany(_ ids: [Int64]) throws -> Int {
         try store.write { tx in
             // Each row goes with one statement (DELETE … RETURNING); a missing id rolls them all back.
-            var rows: [(id: Int64, uid: String, content: String)] = []
+            var rows: [DeletedMessage] = []
             try eachRow(tx.connection, tx.connection.sql.messages.deleteReturning, ids: Set(ids).sorted(),
                         missing: .error, entity: "message", entities: "messages") { stmt in
-                rows.append((stmt.int64(0), stmt.uid(1), stmt.text(2)))
+                rows.append((stmt.int64(0), stmt.int64(3), stmt.uid(1), stmt.text(2)))
             }
             try tx.announce(.messagesDeleted(rows))
             return rows.count
@@ -200,10 +202,10 @@ extension MessageStore {
         try store.write { tx in
             _ = try ConversationStore.require(tx.connection, conversationId)
             let walk = Self.historyWalk(conversationId, "SELECT id, uid, content FROM messages", range: range).ordered(ascending: true)
-            var rows: [(id: Int64, uid: String, content: String)] = []
+            var rows: [DeletedMessage] = []
             for stmt in try walk.statements(tx.connection, after: nil) {
                 defer { stmt.reset() }
-                while try stmt.step() { rows.append((stmt.int64(0), stmt.uid(1), stmt.text(2))) }
+                while try stmt.step() { rows.append((stmt.int64(0), conversationId, stmt.uid(1), stmt.text(2))) }
             }
             try Self.delete(tx, rows)
             return rows.count
@@ -211,7 +213,7 @@ extension MessageStore {
     }
 
     /// Deletes the messages `rows` (all existing), their search entries and records each deletion.
-    static func delete(_ tx: WriteContext, _ rows: [(id: Int64, uid: String, content: String)]) throws {
+    static func delete(_ tx: WriteContext, _ rows: [DeletedMessage]) throws {
         try tx.prepare(tx.connection.sql.messages.delete).run(eachBinding: rows.lazy.map(\.id))
         try tx.announce(.messagesDeleted(rows))
     }

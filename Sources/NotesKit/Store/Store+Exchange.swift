@@ -207,8 +207,9 @@ final class ImportWriter {
 
     /// Conversation ids by uid, for the messages that follow their conversation (bounded).
     private var conversationIds: [String: Int64] = [:]
-    /// The newest `sentAt` imported into each conversation: its last activity moves once, at the end.
-    private var newestMessage: [Int64: Int64] = [:]
+    /// How many messages were imported into each conversation, and the newest `sentAt`: its
+    /// count and last activity move once, at the end.
+    private var newestMessage: [Int64: (count: Int, newest: Int64)] = [:]
     /// Conversations this import created without a creation time, with their earliest imported
     /// message so far (Int64.max: none yet): they are dated by it at the end.
     private var undated: [Int64: Int64] = [:]
@@ -271,7 +272,8 @@ final class ImportWriter {
                 stored?.id = 0
                 return .skipped(stored == message ? .unchanged : .messageStored)
             }
-            newestMessage[message.conversationId] = max(newestMessage[message.conversationId] ?? .min, message.sentAt.milliseconds)
+            let before = newestMessage[message.conversationId] ?? (0, .min)
+            newestMessage[message.conversationId] = (before.count + 1, max(before.newest, message.sentAt.milliseconds))
             if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
             return .created
         }
@@ -291,15 +293,15 @@ final class ImportWriter {
                                    to: second.milliseconds + 1_000, fromMe: fromMe, content: content)
     }
 
-    /// Moves each conversation that got messages to its newest one, unless its last activity is
-    /// later already (as a send would).
+    /// Counts each conversation's new messages and moves it to its newest one, unless its last
+    /// activity is later already (as a send would).
     func finish() throws {
         for (id, earliest) in undated.sorted(by: { $0.key < $1.key }) where earliest != .max {
             try ConversationStore.redate(tx, id, createdAt: Timestamp(milliseconds: earliest))
         }
         undated.removeAll()
-        for (id, newest) in newestMessage.sorted(by: { $0.key < $1.key }) {
-            try ConversationStore.touch(tx, id, unlessLaterThan: Timestamp(milliseconds: newest), seq: tx.lastSeq)
+        for (id, added) in newestMessage.sorted(by: { $0.key < $1.key }) {
+            try ConversationStore.addMessages(tx, id, count: added.count, newest: Timestamp(milliseconds: added.newest), seq: tx.lastSeq)
         }
         newestMessage.removeAll()
     }

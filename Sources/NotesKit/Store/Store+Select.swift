@@ -27,6 +27,9 @@ public final class Selection: Sendable {
     /// Checked when reading starts (e.g. the conversation exists). A selection holding rows passes
     /// it (a message's conversation exists), so a count checks it only when it finds none.
     let precheck: (@Sendable (Connection) throws -> Void)?
+    /// How many rows the selection holds, read from a count the writes keep (one conversation's
+    /// messages: its `message_count`) instead of walking them; nil when none is kept.
+    let storedCount: (@Sendable (Connection) throws -> Int64)?
     let makeBatch: @Sendable () -> ColumnBatch
     let appendRow: @Sendable (Statement, ColumnBatch) -> Void
     /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
@@ -38,6 +41,7 @@ public final class Selection: Sendable {
 
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
          ascending: Bool, rowidOrderWorthTrying: Bool = false, parallelWorthTrying: Bool = true, precheck: (@Sendable (Connection) throws -> Void)? = nil,
+         storedCount: (@Sendable (Connection) throws -> Int64)? = nil,
          makeBatch: @escaping @Sendable () -> ColumnBatch, appendRow: @escaping @Sendable (Statement, ColumnBatch) -> Void) {
         self.store = store
         self.table = table
@@ -55,6 +59,7 @@ public final class Selection: Sendable {
         self.rowidOrderWorthTrying = rowidOrderWorthTrying
         self.parallelWorthTrying = parallelWorthTrying
         self.precheck = precheck
+        self.storedCount = storedCount
         self.makeBatch = makeBatch
         self.appendRow = appendRow
     }
@@ -99,7 +104,8 @@ public final class Selection: Sendable {
         return i
     }
 
-    /// How many records the selection holds. O(n) over the index.
+    /// How many records the selection holds. O(n) over the index; where the writes keep the count,
+    /// O(log n) for all the messages of one conversation, O(conversations) for all messages.
     public func count() throws -> Int {
         try store.read { db in
             let n = try countRows(db)
@@ -109,6 +115,7 @@ public final class Selection: Sendable {
     }
 
     func countRows(_ db: Connection) throws -> Int64 {
+        if let storedCount { return try storedCount(db) }
         let stmt = try db.prepare("SELECT count(*) FROM \(table)\(whereSQL([]))")
         _ = bind(stmt)
         return try stmt.step() ? stmt.int64(0) : 0
@@ -466,11 +473,21 @@ extension MessageStore {
         if let fromMe { conditions.append("from_me = ?"); binds.append(fromMe ? 1 : 0) }
         var check: (@Sendable (Connection) throws -> Void)?
         if let conversation { check = { db in _ = try ConversationStore.require(db, conversation) } }
+        // One whole conversation: its count is kept in its row (`.notFound` when there is none);
+        // every message: the sum of those.
+        var stored: (@Sendable (Connection) throws -> Int64)?
+        if since == nil, until == nil, fromMe == nil {
+            if let conversation {
+                stored = { db in try ConversationStore.messageCount(db, conversation) }
+            } else {
+                stored = { db in try Store.scalar(db, db.sql.conversations.messageTotal) }
+            }
+        }
         // Messages are mostly written in time order: over all conversations, without a time
         // window, a plain rowid-order scan is tried first (and checked as read).
         return Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
                          conditions: conditions, binds: binds, ascending: ascending,
-                         rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check,
+                         rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check, storedCount: stored,
                          makeBatch: Self.batch, appendRow: Self.appendRow)
     }
 

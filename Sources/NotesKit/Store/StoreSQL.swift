@@ -195,9 +195,16 @@ struct StoreSQL: Sendable {
         var redate: String
         /// Binds: 1 last_activity_at, 2 activity_seq, 3 id.
         var touch: String
-        /// As ``touch``, where the stored last activity is at or before 1 (`changes` 0 otherwise,
-        /// or when there is no conversation `id`).
-        var touchUnlessLater: String
+        /// Binds: 1 last_activity_at, 2 activity_seq, 3 id, 4 how many messages it got. Adds 4 to
+        /// its `message_count`, and makes 1 and 2 its last activity where the stored one is at or
+        /// before 1 (else keeps it). `changes` 0 only when there is no conversation `id`.
+        var addMessages: String
+        /// Binds: 1 how many of its messages were deleted, 2 id. Takes 1 off its `message_count`.
+        var removeMessages: String
+        /// Binds: 1 id. Returns: 0 its `message_count` (how many messages it holds).
+        var messageCount: String
+        /// Returns: 0 the sum of every conversation's `message_count` (how many messages there are).
+        var messageTotal: String
         /// Binds: 1 conversation id. Returns: 0 id, 1 uid, 2 content of its messages, in chat
         /// order (sent_at, id).
         var messagesOf: String
@@ -213,13 +220,14 @@ struct StoreSQL: Sendable {
         var byID: String
         /// Binds: 1 uid. Returns: a message row.
         var byUID: String
-        /// Binds: 1 id. Returns: 0 uid, 1 content.
+        /// Binds: 1 id. Returns: 0 uid, 1 content, 2 conversation_id.
         var uidAndContent: String
         /// Rows bind: 1 uid, 2 conversation_id, 3 content, 4 from_me, 5 sent_at, 6 sender.
         var inserts: RowInserts
         /// Binds: 1 id.
         var delete: String
-        /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2 content.
+        /// Deletes one message. Binds: 1 id. Returns (no row when there was none): 0 id, 1 uid, 2
+        /// content, 3 conversation_id.
         var deleteReturning: String
         /// Run after every delete of messages, so that no id is ever given out again. Binds: 1 the
         /// highest id of the messages deleted. Nil for a backend whose new ids never come back

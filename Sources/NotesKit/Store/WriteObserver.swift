@@ -13,7 +13,7 @@ enum RecordChange {
     /// New messages, ids assigned, in id order.
     case messagesCreated([Message])
     /// Deleted messages (their text, for the search index), in the order the feed lists them.
-    case messagesDeleted([(id: Int64, uid: String, content: String)])
+    case messagesDeleted([DeletedMessage])
     case conversationCreated(id: Int64, uid: String)
     case conversationUpdated(id: Int64, uid: String)
     case conversationDeleted(id: Int64, uid: String)
@@ -31,7 +31,29 @@ protocol WriteObserver: AnyObject {
 extension WriteContext {
     /// The observers of every write after the change feed, in the order they are told. A new
     /// follower of the records (another index, a cache) is added here.
-    static func makeObservers() -> [any WriteObserver] { [SearchIndexObserver(), MessageIDKeeper()] }
+    static func makeObservers() -> [any WriteObserver] { [SearchIndexObserver(), MessageIDKeeper(), MessageCountKeeper()] }
+}
+
+/// A deleted message as the deletes announce it.
+typealias DeletedMessage = (id: Int64, conversationId: Int64, uid: String, content: String)
+
+/// Keeps each conversation's `message_count` when its messages are deleted (one statement per
+/// conversation and delete call); the writes that add messages count them in the statement that
+/// moves the conversation's last activity (``ConversationStore/addMessages(_:_:count:newest:seq:)``).
+final class MessageCountKeeper: WriteObserver {
+    func observe(_ change: RecordChange, in tx: WriteContext) throws {
+        guard case .messagesDeleted(let messages) = change, !messages.isEmpty else { return }
+        var removed: [Int64: Int64] = [:]
+        for m in messages { removed[m.conversationId, default: 0] += 1 }
+        let stmt = try tx.prepare(tx.connection.sql.conversations.removeMessages)
+        for (id, count) in removed.sorted(by: { $0.key < $1.key }) {
+            stmt.reset()
+            stmt.bind(1, count).bind(2, id)
+            try stmt.run()
+        }
+    }
+
+    func beforeCommit(_ tx: WriteContext) throws {}
 }
 
 /// Keeps the ids of deleted messages from being given out again, where the backend numbers new

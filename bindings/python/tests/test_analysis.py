@@ -63,6 +63,58 @@ def test_counting_an_unknown_conversation_is_not_found(store):
         store.messages.count(conversation=42)
 
 
+def walked(store, conversation):
+    """A conversation's messages counted by walking its index (a range counts that way, not from
+    the count its row keeps)."""
+    return store.messages.count(conversation=conversation, since=datetime(1, 1, 1))
+
+
+def test_a_conversations_count_follows_every_write_of_its_messages(chat, tmp_path):
+    store, alice, bob, empty = chat
+    counts = lambda: [store.messages.count(conversation=c.id) for c in (alice, bob, empty)]  # noqa: E731
+    assert counts() == [100, 40, 0] == [walked(store, c.id) for c in (alice, bob, empty)]
+    alice.send("one more")
+    alice.receive("and an old one", sent_at=T0 - HOUR)  # older than its last activity: still counted
+    store.messages.insert_many(empty.id, [{"content": f"e{i}", "from_me": True} for i in range(5)])
+    assert counts() == [102, 40, 5]
+    first = store.messages.history(alice.id, limit=1000).items
+    store.messages.delete(first[0].id)
+    assert store.messages.delete_many([first[1].id, first[2].id, *[m.id for m in store.messages.history(bob.id, limit=3).items]]) == 5
+    assert counts() == [99, 37, 5]
+    assert store.messages.count() == 141 == len(store.messages) == store.messages.count(since=datetime(1, 1, 1))
+    # (history is oldest first: the one received at T0 - HOUR, then alice 0 and 1 went)
+    assert store.messages.delete_range(alice.id, since=T0, until=T0 + 10 * HOUR) == 8  # alice 2..9
+    assert store.messages.select(conversation=alice.id).count() == 91
+    with pytest.raises(nk.ConflictError):  # a uid already stored: nothing written, nothing counted
+        store.messages.insert_many(bob.id, [{"content": "x", "from_me": True}, {"content": "y", "from_me": False, "uid": first[-1].uid}])
+    assert counts() == [91, 37, 5]
+    store.export(tmp_path / "all.json")
+    bob.delete()
+    assert [store.messages.count(conversation=c.id) for c in (alice, empty)] == [91, 5]
+    with pytest.raises(nk.NotFoundError):
+        store.messages.count(conversation=bob.id)
+    store.import_(tmp_path / "all.json")  # bob and his 37 come back (a new id); alice's and empty's are there already
+    bob = store.conversations.find("Bob")[0]
+    assert [store.messages.count(conversation=c.id) for c in (alice, bob, empty)] == [91, 37, 5]
+    assert [walked(store, c.id) for c in (alice, bob, empty)] == [91, 37, 5]
+    assert store.messages.count() == 133
+
+
+def test_a_store_from_before_kept_counts_gets_them_counted(db_path):
+    import sqlite3
+    with nk.Store.open(db_path) as store:
+        a, b = store.conversations.create("a"), store.conversations.create("b")
+        store.messages.insert_many(a.id, [{"content": f"m{i}", "from_me": True} for i in range(7)])
+        b.send("hi")
+    with sqlite3.connect(db_path) as db:  # as before migration 0009: no count column
+        db.execute("ALTER TABLE conversations DROP COLUMN message_count")
+        db.execute("DELETE FROM migrations WHERE name = '0009_conversation_message_count'")
+    with nk.Store.open(db_path) as store:
+        assert [store.messages.count(conversation=c.id) for c in (a, b)] == [7, 1]
+        store.messages.send(a.id, "more")
+        assert store.messages.count(conversation=a.id) == 8
+
+
 # ---- 2. Per-conversation figures ----------------------------------------------------------------
 
 def test_stats_give_each_conversations_figures_as_a_data_frame(chat):

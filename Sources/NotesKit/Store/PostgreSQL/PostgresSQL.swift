@@ -37,6 +37,11 @@ extension StoreSQL {
         sql.drafts.insertIfNew += " RETURNING id"
         sql.conversations.insert += " RETURNING id"
         sql.conversations.insertIfNew += " RETURNING id"
+        sql.conversations.addMessages = """
+            UPDATE conversations SET message_count = message_count + $4,
+                activity_seq = CASE WHEN last_activity_at <= $1 THEN $2 ELSE activity_seq END,
+                last_activity_at = greatest(last_activity_at, $1) WHERE id = $3
+            """
         sql.messages.inserts = inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"])
         sql.messages.keepDeletedIDs = nil  // ids from a sequence never come back
         // The whole store's newest seq (kept by a trigger): a role numbers its changes after

@@ -137,6 +137,18 @@ enum SQLiteSchema {
         // row in `sqlite_sequence` every insert rewrote); ids stay never reused through the
         // `message_id_floor` in `meta` (see `MessageIDFloor.swift`).
         Migration(name: MessageIDFloor.migrationName, sql: "", then: MessageIDFloor.migrate, rebuildsTables: true),
+        // How many messages each conversation holds, kept by the writes that add or delete them:
+        // `count(conversation=…)` reads one row instead of walking the conversation's index. Sends
+        // add to it in the row they write anyway (the conversation's last activity), so it costs
+        // them no page. (Added only when missing, as 0007.)
+        Migration(name: "0009_conversation_message_count", sql: "", then: { db in
+            if try Store.scalar(db, "SELECT count(*) FROM pragma_table_info('conversations') WHERE name = 'message_count'") == 0 {
+                try db.execute("ALTER TABLE conversations ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0")
+            }
+            try db.execute("""
+                UPDATE conversations SET message_count = (SELECT count(*) FROM messages WHERE conversation_id = conversations.id)
+                """)
+        }),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {

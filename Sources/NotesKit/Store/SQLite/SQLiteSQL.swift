@@ -59,7 +59,15 @@ extension StoreSQL {
                 update: "UPDATE conversations SET title = ?, created_at = ?, last_activity_at = ? WHERE id = ?",
                 redate: "UPDATE conversations SET created_at = ?1, last_activity_at = ?1 WHERE id = ?2",
                 touch: "UPDATE conversations SET last_activity_at = ?, activity_seq = ? WHERE id = ?",
-                touchUnlessLater: "UPDATE conversations SET last_activity_at = ?1, activity_seq = ?2 WHERE id = ?3 AND last_activity_at <= ?1",
+                // (Every right-hand side reads the row as it was.)
+                addMessages: """
+                    UPDATE conversations SET message_count = message_count + ?4,
+                        activity_seq = CASE WHEN last_activity_at <= ?1 THEN ?2 ELSE activity_seq END,
+                        last_activity_at = max(last_activity_at, ?1) WHERE id = ?3
+                    """,
+                removeMessages: "UPDATE conversations SET message_count = message_count - ? WHERE id = ?",
+                messageCount: "SELECT message_count FROM conversations WHERE id = ?",
+                messageTotal: "SELECT coalesce(sum(message_count), 0) FROM conversations",
                 messagesOf: "SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id",
                 delete: "DELETE FROM conversations WHERE id = ?",
                 // By the index (last_activity_at, activity_seq).
@@ -69,11 +77,11 @@ extension StoreSQL {
             messages: Messages(
                 byID: "SELECT \(message) FROM messages WHERE id = ?",
                 byUID: "SELECT \(message) FROM messages WHERE uid = ?",
-                uidAndContent: "SELECT uid, content FROM messages WHERE id = ?",
+                uidAndContent: "SELECT uid, content, conversation_id FROM messages WHERE id = ?",
                 inserts: inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"],
                                  floor: MessageIDFloor.floor),
                 delete: "DELETE FROM messages WHERE id = ?",
-                deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content",
+                deleteReturning: "DELETE FROM messages WHERE id = ? RETURNING id, uid, content, conversation_id",
                 keepDeletedIDs: "INSERT INTO meta(key, value) VALUES ('\(MessageIDFloor.key)', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
                 countSame: "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
                 conversationHolding: "SELECT min(conversation_id) FROM messages WHERE sent_at >= ? AND sent_at < ? AND from_me = ? AND content = ?",
