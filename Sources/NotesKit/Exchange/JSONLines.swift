@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// JSON Lines: one record per line, each an object with a `type`, for streams and huge stores.
 ///
 /// ```
@@ -63,18 +67,117 @@ enum JSONLines {
 
     static let types: [String: Entity] = ["article": .article, "draft": .draft, "conversation": .conversation, "message": .message]
 
+    /// Reads `path` into `importer`. The lines are read and parsed a chunk ahead on a second
+    /// thread (see ``ReadAhead``) while this one writes the records of the chunk before: the
+    /// importer sees the same records, errors and places in the same order as when one thread did
+    /// both.
     static func read(_ path: String, into importer: Importer) throws {
         let file = try importer.open(path)
-        var first = true
-        while let line = try file.nextLine() {
-            let location = SourceLocation(file: path, line: file.lineNumber)
-            if isBlank(line) { continue }
-            if first {
-                first = false
-                if try header(line, at: location) { continue }
+        let ahead = ReadAhead(file: file, path: path, times: importer.times)
+        defer { ahead.stop() }
+        while true {
+            let chunk = ahead.next()
+            for line in chunk.lines {
+                try importer.add(try line.record.get(), at: line.location)
+                importer.advance(to: line.consumed)
             }
-            try importer.add(try record(line, times: importer.times), at: location)
-            importer.advance(to: file.consumed)
+            if let fatal = chunk.fatal { throw fatal }
+            if chunk.atEnd { return }
+        }
+    }
+
+    /// Reads and parses a JSON Lines file one chunk of lines at a time, the next chunk on a thread
+    /// of its own while the importer writes the one before (2 cores: parsing costs the import
+    /// nothing of its own thread). One chunk is parsed at a time, in file order, and at most two
+    /// are in memory (the one being written, the one being parsed), so memory stays bounded.
+    ///
+    /// `@unchecked Sendable`: the file, the header flag and the chunk are touched by one thread at a
+    /// time; the parsing thread is joined (``next()``, ``stop()``) before the caller reads them.
+    final class ReadAhead: @unchecked Sendable {
+        /// One non-blank line that is not the header: its place, the file offset after it (for
+        /// progress) and its record, or the record's error for the importer's error policy.
+        struct Line {
+            var location: SourceLocation
+            var consumed: Int64
+            var record: Result<ExchangeRecord, any Error>
+        }
+
+        /// The lines of one chunk, then, at the end of the file or at an error that stops the
+        /// import whatever the policy (a bad header, a line too long, a failed read), `atEnd` or `fatal`.
+        struct Chunk {
+            var lines: [Line] = []
+            var fatal: (any Error)?
+            var atEnd = false
+        }
+
+        /// A chunk ends after this many lines, or this many bytes of them.
+        static let chunkLines = 1_024
+        static let chunkBytes = 1 << 20
+
+        private let file: InputFile
+        private let path: String
+        private let times: TimeReader
+        /// True until the first non-blank line, which may be the header.
+        private var first = true
+        private var parsed = Chunk()
+        private var thread: pthread_t?
+        private var started = false
+
+        init(file: InputFile, path: String, times: TimeReader) {
+            self.file = file
+            self.path = path
+            self.times = times
+        }
+
+        /// The next chunk of the file (waiting for its thread), the one after it started meanwhile.
+        func next() -> Chunk {
+            if !started { parse() }
+            join()
+            let chunk = parsed
+            parsed = Chunk()
+            started = true
+            if !chunk.atEnd && chunk.fatal == nil {
+                thread = startThread { self.parse() }
+                if thread == nil { parse() }  // no thread to be had: the next call takes it as it is
+            }
+            return chunk
+        }
+
+        /// Waits for the chunk being parsed, if any (an import that stops early calls it).
+        func stop() { join() }
+
+        private func join() {
+            if let thread {
+                pthread_join(thread, nil)
+                self.thread = nil
+            }
+        }
+
+        /// Parses the next chunk into `parsed`.
+        private func parse() {
+            var chunk = Chunk()
+            chunk.lines.reserveCapacity(Self.chunkLines)
+            var bytes = 0
+            do {
+                while chunk.lines.count < Self.chunkLines && bytes < Self.chunkBytes {
+                    guard let line = try file.nextLine() else {
+                        chunk.atEnd = true
+                        break
+                    }
+                    let location = SourceLocation(file: path, line: file.lineNumber)
+                    if JSONLines.isBlank(line) { continue }
+                    bytes += line.count
+                    if first {
+                        first = false
+                        if try JSONLines.header(line, at: location) { continue }
+                    }
+                    chunk.lines.append(Line(location: location, consumed: file.consumed,
+                                            record: Result { try JSONLines.record(line, times: times) }))
+                }
+            } catch {
+                chunk.fatal = error
+            }
+            parsed = chunk
         }
     }
 

@@ -480,6 +480,22 @@ def test_with_on_error_skip_the_good_records_are_imported_and_every_error_is_rep
     assert sorted(a.title for a in store.articles) == ["no uid", "t"]
 
 
+def test_errors_deep_in_a_big_file_name_their_lines_in_order(tmp_path, store):
+    # JSON Lines are parsed a chunk of 1 024 lines ahead of the writes: errors on either side of a
+    # chunk's end and in a later chunk keep their lines and their order.
+    lines = [json.dumps({"type": "article", "title": f"t{i}", "content": "c"}) for i in range(3000)]
+    lines[1023] = "not json"
+    lines[1024] = json.dumps({"type": "article", "title": "t", "content": 5})
+    lines[7] = lines[2500] = json.dumps(article(uid=UID1))
+    path = write(tmp_path / "deep.jsonl", "\n".join(lines) + "\n")
+    with pytest.raises(nk.FormatError) as e:
+        store.import_(path)
+    assert (e.value.line, e.value.field) == (1024, None) and nothing_written(store)
+    report = store.import_(path, on_error="skip")
+    assert [(e.line, e.field) for e in report.errors] == [(1024, None), (1025, "content"), (2501, "uid")]
+    assert report.created == 3000 - len(report.errors)
+
+
 def test_a_file_of_nothing_but_errors_stops_the_import_even_with_on_error_skip(tmp_path, store):
     path = write(tmp_path / "noise.jsonl", json.dumps(article()) + "\n" + "garbage\n" * 100_001)
     with pytest.raises(nk.FormatError, match="more than 100000 malformed records"):
