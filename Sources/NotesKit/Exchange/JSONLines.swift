@@ -121,26 +121,27 @@ enum JSONLines {
         private var first = true
         private var parsed = Chunk()
         private var thread: pthread_t?
-        private var started = false
 
         init(file: InputFile, path: String, times: TimeReader) {
             self.file = file
             self.path = path
             self.times = times
+            startParsing()
         }
 
         /// The next chunk of the file (waiting for its thread), the one after it started meanwhile.
         func next() -> Chunk {
-            if !started { parse() }
             join()
             let chunk = parsed
             parsed = Chunk()
-            started = true
-            if !chunk.atEnd && chunk.fatal == nil {
-                thread = startThread { self.parse() }
-                if thread == nil { parse() }  // no thread to be had: the next call takes it as it is
-            }
+            if !chunk.atEnd && chunk.fatal == nil { startParsing() }
             return chunk
+        }
+
+        /// Starts parsing the next chunk on a thread; without a thread to be had, parses it here.
+        private func startParsing() {
+            thread = startThread { self.parse() }
+            if thread == nil { parse() }
         }
 
         /// Waits for the chunk being parsed, if any (an import that stops early calls it).
@@ -202,6 +203,7 @@ enum JSONLines {
 
     /// The record on one line.
     private static func record(_ line: UnsafeBufferPointer<UInt8>, times: TimeReader) throws -> ExchangeRecord {
+        if let article = try article(line, times: times) { return article }
         let value: JSONValue
         do {
             var parser = JSONParser(line)
@@ -218,6 +220,68 @@ enum JSONLines {
             throw formatError("type", "unknown type \"\(type.prefix(40))\" (expected \(types.keys.sorted().joined(separator: ", ")))")
         }
         return try record.record(entity, extra: ["type"], times: times)
+    }
+
+    /// The keys of an article line, in the order of ``article(_:times:)``'s fields.
+    private static let articleKeys: [[UInt8]] = ["type", "uid", "title", "content", "created_at", "updated_at", "revision"].map { Array($0.utf8) }
+
+    /// An article line (the lines of a big import), read without building its JSON value: its
+    /// members in one pass, each key matched as bytes, each value read as the general way reads
+    /// it. Nil for any line that is not a plain article (another type, a key with an escape, an
+    /// unknown or repeated key, a required field missing or null, a value of the wrong type, a
+    /// syntax error): such a line goes the general way, which gives it its error. The record's own
+    /// rules (``Fields/article(_:)``) are checked here, as the general way checks them.
+    private static func article(_ line: UnsafeBufferPointer<UInt8>, times: TimeReader) throws -> ExchangeRecord? {
+        var uid: String?, title: String?, content: String?
+        var created: Timestamp?, updated: Timestamp?, revision: Int64?
+        var seen = 0
+        do {
+            var p = JSONParser(line)
+            p.skipSpace()
+            guard p.i < line.count, line[p.i] == 123 else { return nil }
+            p.i += 1
+            members: while true {
+                p.skipSpace()
+                guard p.i < line.count, line[p.i] == 34 else { return nil }
+                let start = p.i + 1
+                var end = start
+                while end < line.count, line[end] != 34, line[end] != 92 { end += 1 }
+                guard end < line.count, line[end] == 34,
+                      let field = articleKeys.firstIndex(where: { $0.elementsEqual(UnsafeBufferPointer(rebasing: line[start..<end])) }),
+                      seen & (1 << field) == 0 else { return nil }
+                seen |= 1 << field
+                p.i = end + 1
+                p.skipSpace()
+                guard p.i < line.count, line[p.i] == 58 else { return nil }
+                p.i += 1
+                let value = try p.parseValue()
+                switch (field, value) {
+                case (0, .string("article")): break
+                case (1, .string(let s)): uid = s
+                case (2, .string(let s)): title = s
+                case (3, .string(let s)): content = s
+                case (1, .null), (6, .null): break
+                case (4, _): created = try times.timestamp(value, field: "created_at")
+                case (5, _): updated = try times.timestamp(value, field: "updated_at")
+                case (6, .int(let v)): revision = v
+                default: return nil
+                }
+                p.skipSpace()
+                guard p.i < line.count else { return nil }
+                switch line[p.i] {
+                case 44: p.i += 1
+                case 125: p.i += 1; break members
+                default: return nil
+                }
+            }
+            p.skipSpace()
+            guard p.i == line.count else { return nil }
+        } catch {
+            return nil
+        }
+        guard seen & 1 != 0, let title, let content else { return nil }
+        return .article(try Fields.article(ArticleRecord(uid: uid, title: title, content: content, createdAt: created,
+                                                         updatedAt: updated, revision: revision)))
     }
 
     static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {

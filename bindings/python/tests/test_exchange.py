@@ -480,6 +480,30 @@ def test_with_on_error_skip_the_good_records_are_imported_and_every_error_is_rep
     assert sorted(a.title for a in store.articles) == ["no uid", "t"]
 
 
+def test_article_lines_in_any_shape_json_allows_read_as_the_same_record(tmp_path, store):
+    # Article lines are read without building a JSON value when they can be; every shape JSON
+    # allows reads the same as the plain one, and a repeated or escaped key goes the general way.
+    plain = article(content='line one\nline "two" \\ 三')
+    shapes = [
+        json.dumps(plain),
+        json.dumps(dict(reversed(list(plain.items()))), indent=None, separators=(" , ", " : ")),
+        json.dumps(plain, ensure_ascii=True),
+        json.dumps(dict(plain, created_at=1714979289123, updated_at=1714979289123)),
+        " " + json.dumps(dict(plain, uid=None, revision=None)).replace('"type"', '"\\u0074ype"') + " \t",
+    ]
+    for k, shape in enumerate(shapes):
+        target = nk.Store.memory()
+        report = target.import_(write(tmp_path / f"s{k}.jsonl", shape + "\n"))
+        assert report.created == 1, shape
+        got = next(iter(target.articles))
+        assert (got.title, got.content, got.created_at, got.updated_at, got.revision) == ("t", plain["content"], T0, T0, 1), shape
+        assert (got.uid == UID1) == (k < 4), shape
+    twice = json.dumps(plain)[:-1] + ', "title": "again"}'
+    with pytest.raises(nk.FormatError, match="given twice") as e:
+        store.import_(write(tmp_path / "twice.jsonl", twice + "\n"))
+    assert (e.value.line, e.value.field) == (1, "title") and nothing_written(store)
+
+
 def test_errors_deep_in_a_big_file_name_their_lines_in_order(tmp_path, store):
     # JSON Lines are parsed a chunk of 1 024 lines ahead of the writes: errors on either side of a
     # chunk's end and in a later chunk keep their lines and their order.
