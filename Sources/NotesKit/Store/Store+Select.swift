@@ -222,15 +222,16 @@ public final class Selection: Sendable {
 }
 
 /// Appends rows to one batch's columns, a row per call: what a scan calls for each row. A kind's
-/// appender holds its columns as `let`s, read without a retain (taken from the batch's array for
-/// each row, they cost a retain and a release each: a sixth of a million-row scan).
-protocol RowAppender: AnyObject {
+/// appender is a struct holding its columns: made once per batch, it reads them without a retain
+/// (taken from the batch's array for each row, they cost a retain and a release each, a sixth of
+/// a million-row scan); made for one row, it costs what that did, and no allocation.
+protocol RowAppender {
     /// Appends the row `stmt` is on (the batch's `endRow()` is the caller's).
     func append(_ stmt: Statement)
 }
 
 /// The appender of a kind read a row at a time by a function (read too rarely for its own).
-final class RowByRow: RowAppender {
+struct RowByRow: RowAppender {
     let batch: ColumnBatch
     let appendRow: (Statement, ColumnBatch) -> Void
 
@@ -472,7 +473,7 @@ extension ArticleStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
 
     /// Appends article rows (``columns``) to a batch of ``batch()``'s columns.
-    final class Appender: RowAppender {
+    struct Appender: RowAppender {
         let id, uid, title, content, createdAt, updatedAt, revision: Column
 
         init(_ batch: ColumnBatch) {
@@ -521,7 +522,7 @@ extension MessageStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
 
     /// Appends message rows (``columns``) to a batch of ``batch()``'s columns.
-    final class Appender: RowAppender {
+    struct Appender: RowAppender {
         let id, uid, conversation, content, fromMe, sentAt, sender: Column
 
         init(_ batch: ColumnBatch) {
