@@ -53,6 +53,15 @@ public final class ByteBuffer {
         count += bytes.count
     }
 
+    /// Counts `n` more bytes as appended and returns where they go, for the caller to write
+    /// (nil, and nothing counted, when memory ran out).
+    @inline(__always)
+    func appendUninitialized(_ n: Int) -> UnsafeMutableRawPointer? {
+        guard reserve(n), let base else { return nil }
+        count += n
+        return base + count - n
+    }
+
     /// Empties the buffer, keeping its memory.
     func reset() { count = 0 }
 
@@ -162,6 +171,7 @@ public final class Column {
         length += 1
     }
 
+    @inline(__always)
     private func setBit(_ buffer: ByteBuffer, _ index: Int, _ on: Bool) {
         if index % 8 == 0 { buffer.append(UInt8(0)) }
         if on { buffer.setBit(index) }
@@ -185,6 +195,14 @@ public final class Column {
     @inline(__always)
     public func append(utf8 bytes: UnsafeRawBufferPointer) {
         values.append(bytes)
+        appendOffset(values.count)
+        valid()
+    }
+
+    /// Appends the text of a UUID given as its two big-endian halves, formatted in place.
+    @inline(__always)
+    public func append(uidHigh high: UInt64, low: UInt64) {
+        if let out = values.appendUninitialized(UID.textCount) { UID.write(high: high, low: low, to: out) }
         appendOffset(values.count)
         valid()
     }

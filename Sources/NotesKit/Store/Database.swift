@@ -308,6 +308,17 @@ final class Statement {
         return try UID.withText(high: high, low: low, body)
     }
 
+    /// Appends a uid column's text (as ``withUIDText(_:_:)`` has it) to `out`, formatted straight
+    /// into the column's buffer.
+    @inline(__always)
+    func appendUIDText(_ column: Int32, to out: Column) {
+        if let (high, low) = uidHalves(column) {
+            out.append(uidHigh: high, low: low)
+        } else {
+            withUTF8(column) { out.append(utf8: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
     func optionalUID(_ column: Int32) -> String? {
         isNull(column) ? nil : uid(column)
     }

@@ -249,7 +249,7 @@ extension ConversationStore {
                     + "GROUP BY conversation_id) AS stats ON stats_id = conversations.id",
                   columns: "conversations.id, title, coalesce(stats_n, 0), coalesce(stats_sent, 0), stats_first, stats_last",
                   key: "last_activity_at", tie: "activity_seq", conditions: [], binds: [], ascending: false,
-                  parallelWorthTrying: false, makeBatch: Self.statsBatch, appendRow: Self.appendStatsRow)
+                  parallelWorthTrying: false, makeBatch: Self.statsBatch, appender: { RowByRow($0, Self.appendStatsRow) })
     }
 
     /// The columns of ``stats()``.

@@ -31,7 +31,8 @@ public final class Selection: Sendable {
     /// messages: its `message_count`) instead of walking them; nil when none is kept.
     let storedCount: (@Sendable (Connection) throws -> Int64)?
     let makeBatch: @Sendable () -> ColumnBatch
-    let appendRow: @Sendable (Statement, ColumnBatch) -> Void
+    /// What appends the rows to a batch.
+    let appender: @Sendable (ColumnBatch) -> any RowAppender
     /// True when the rows may be read in rowid order (the tie-breaker is the rowid and no
     /// condition narrows the rows by an index): worth trying first, checked as read.
     let rowidOrderWorthTrying: Bool
@@ -42,7 +43,7 @@ public final class Selection: Sendable {
     init(store: Store, table: String, columns: String, key: String, tie: String, conditions: [String], binds: [Int64],
          ascending: Bool, rowidOrderWorthTrying: Bool = false, parallelWorthTrying: Bool = true, precheck: (@Sendable (Connection) throws -> Void)? = nil,
          storedCount: (@Sendable (Connection) throws -> Int64)? = nil,
-         makeBatch: @escaping @Sendable () -> ColumnBatch, appendRow: @escaping @Sendable (Statement, ColumnBatch) -> Void) {
+         makeBatch: @escaping @Sendable () -> ColumnBatch, appender: @escaping @Sendable (ColumnBatch) -> any RowAppender) {
         self.store = store
         self.table = table
         self.columnsSQL = columns
@@ -61,7 +62,7 @@ public final class Selection: Sendable {
         self.precheck = precheck
         self.storedCount = storedCount
         self.makeBatch = makeBatch
-        self.appendRow = appendRow
+        self.appender = appender
     }
 
     /// The comma-separated expressions of a select list (commas inside parentheses are not separators).
@@ -143,6 +144,7 @@ public final class Selection: Sendable {
     func chunk(_ db: Connection, after position: Position?, through end: Position?,
                rows: Int = Selection.batchRows) throws -> (ColumnBatch, Position?) {
         let batch = makeBatch()
+        let appender = self.appender(batch)
         var last = position
         var limit = rows
         var finished = false
@@ -154,7 +156,7 @@ public final class Selection: Sendable {
                     finished = true
                     return
                 }
-                appendRow(stmt, batch)
+                appender.append(stmt)
                 batch.endRow()
                 last = here
                 if batch.count & 63 == 0, batch.largestText > Selection.batchTextBytes { limit = batch.count }
@@ -187,18 +189,20 @@ public final class Selection: Sendable {
         stmt.bind(i, low).bind(i + 1, high)
         var run = RowidRun()
         var batch = makeBatch()
+        var appender = self.appender(batch)
         while try stmt.step() {
             let k = stmt.int64(keyColumn)
             if let last = run.last, ascending ? k < last : k > last { return nil }
             if run.first == nil { run.first = k }
             run.last = k
-            appendRow(stmt, batch)
+            appender.append(stmt)
             batch.endRow()
             if batch.count == Selection.batchRows || (batch.count & 63 == 0 && batch.largestText > Selection.batchTextBytes) {
                 run.batches.append(batch)
                 let full = batch
                 batch = makeBatch()
                 batch.reserve(rows: full.count, like: full)
+                appender = self.appender(batch)
                 if stopped.isSet { return nil }
             }
         }
@@ -206,9 +210,11 @@ public final class Selection: Sendable {
         return run
     }
 
-    /// The smallest and largest rowid of the table (nil when it is empty).
+    /// The smallest and largest rowid of the table (nil when it is empty). O(log n): each in its
+    /// own subquery, as SQLite reads a lone min() or max() off the b-tree's edge but scans the
+    /// whole table for the two together.
     func rowidSpan(_ db: Connection) throws -> (Int64, Int64)? {
-        let stmt = try db.prepare("SELECT min(\(tie)), max(\(tie)) FROM \(table)")
+        let stmt = try db.prepare("SELECT (SELECT min(\(tie)) FROM \(table)), (SELECT max(\(tie)) FROM \(table))")
         guard try stmt.step(), let low = stmt.optionalInt64(0), let high = stmt.optionalInt64(1) else { return nil }
         return (low, high)
     }
@@ -220,6 +226,28 @@ public final class Selection: Sendable {
         stmt.bind(bind(stmt), offset)
         return try stmt.step() ? (stmt.int64(0), stmt.int64(1)) : nil
     }
+}
+
+/// Appends rows to one batch's columns, a row per call: what a scan calls for each row. A kind's
+/// appender is a struct holding its columns: made once per batch, it reads them without a retain
+/// (taken from the batch's array for each row, they cost a retain and a release each, a sixth of
+/// a million-row scan); made for one row, it costs what that did, and no allocation.
+protocol RowAppender {
+    /// Appends the row `stmt` is on (the batch's `endRow()` is the caller's).
+    func append(_ stmt: Statement)
+}
+
+/// The appender of a kind read a row at a time by a function (read too rarely for its own).
+struct RowByRow: RowAppender {
+    let batch: ColumnBatch
+    let appendRow: (Statement, ColumnBatch) -> Void
+
+    init(_ batch: ColumnBatch, _ appendRow: @escaping (Statement, ColumnBatch) -> Void) {
+        self.batch = batch
+        self.appendRow = appendRow
+    }
+
+    func append(_ stmt: Statement) { appendRow(stmt, batch) }
 }
 
 /// Reads a selection's batches in order, each call one batch, until nil.
@@ -440,7 +468,7 @@ extension ArticleStore {
         // Articles are mostly created in time order: without a time window, a rowid-order scan is tried first.
         return Selection(store: store, table: "articles", columns: Self.columns, key: "created_at", tie: "id",
                          conditions: conditions, binds: binds, ascending: ascending, rowidOrderWorthTrying: conditions.isEmpty,
-                         makeBatch: Self.batch, appendRow: Self.appendRow)
+                         makeBatch: Self.batch, appender: Appender.init)
     }
 
     /// The columns of article batches, named as the record's fields.
@@ -449,15 +477,26 @@ extension ArticleStore {
                      Column("created_at", .timestamp), Column("updated_at", .timestamp), Column("revision", .int64)])
     }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
-        let c = batch.columns
-        c[0].append(stmt.int64(0))
-        stmt.withUIDText(1) { c[1].append(utf8: $0) }
-        stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
-        stmt.withUTF8(3) { c[3].append(utf8: UnsafeRawBufferPointer($0)) }
-        c[4].append(stmt.int64(4))
-        c[5].append(stmt.int64(5))
-        c[6].append(stmt.int64(6))
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
+
+    /// Appends article rows (``columns``) to a batch of ``batch()``'s columns.
+    struct Appender: RowAppender {
+        let id, uid, title, content, createdAt, updatedAt, revision: Column
+
+        init(_ batch: ColumnBatch) {
+            let c = batch.columns
+            (id, uid, title, content, createdAt, updatedAt, revision) = (c[0], c[1], c[2], c[3], c[4], c[5], c[6])
+        }
+
+        func append(_ stmt: Statement) {
+            id.append(stmt.int64(0))
+            stmt.appendUIDText(1, to: uid)
+            stmt.withUTF8(2) { title.append(utf8: UnsafeRawBufferPointer($0)) }
+            stmt.withUTF8(3) { content.append(utf8: UnsafeRawBufferPointer($0)) }
+            createdAt.append(stmt.int64(4))
+            updatedAt.append(stmt.int64(5))
+            revision.append(stmt.int64(6))
+        }
     }
 }
 
@@ -488,7 +527,7 @@ extension MessageStore {
         return Selection(store: store, table: "messages", columns: Self.columns, key: "sent_at", tie: "id",
                          conditions: conditions, binds: binds, ascending: ascending,
                          rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check, storedCount: stored,
-                         makeBatch: Self.batch, appendRow: Self.appendRow)
+                         makeBatch: Self.batch, appender: Appender.init)
     }
 
     /// The columns of message batches, named as the record's fields.
@@ -497,24 +536,26 @@ extension MessageStore {
                      Column("from_me", .bool), Column("sent_at", .timestamp), Column("sender", .string, nullable: true)])
     }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
-        let c = batch.columns
-        // The batch holds its columns through the call: used unowned, they cost no retain and
-        // release each per row of a million-row scan.
-        unowned(unsafe) let id = c[0]
-        unowned(unsafe) let uid = c[1]
-        unowned(unsafe) let conversation = c[2]
-        unowned(unsafe) let content = c[3]
-        unowned(unsafe) let fromMe = c[4]
-        unowned(unsafe) let sentAt = c[5]
-        unowned(unsafe) let sender = c[6]
-        id.append(stmt.int64(0))
-        stmt.withUIDText(1) { uid.append(utf8: $0) }
-        conversation.append(stmt.int64(2))
-        stmt.withUTF8(3) { content.append(utf8: UnsafeRawBufferPointer($0)) }
-        fromMe.append(stmt.int64(4) != 0)
-        sentAt.append(stmt.int64(5))
-        if stmt.isNull(6) { sender.appendNull() } else { stmt.withUTF8(6) { sender.append(utf8: UnsafeRawBufferPointer($0)) } }
+    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
+
+    /// Appends message rows (``columns``) to a batch of ``batch()``'s columns.
+    struct Appender: RowAppender {
+        let id, uid, conversation, content, fromMe, sentAt, sender: Column
+
+        init(_ batch: ColumnBatch) {
+            let c = batch.columns
+            (id, uid, conversation, content, fromMe, sentAt, sender) = (c[0], c[1], c[2], c[3], c[4], c[5], c[6])
+        }
+
+        func append(_ stmt: Statement) {
+            id.append(stmt.int64(0))
+            stmt.appendUIDText(1, to: uid)
+            conversation.append(stmt.int64(2))
+            stmt.withUTF8(3) { content.append(utf8: UnsafeRawBufferPointer($0)) }
+            fromMe.append(stmt.int64(4) != 0)
+            sentAt.append(stmt.int64(5))
+            if stmt.isNull(6) { sender.appendNull() } else { stmt.withUTF8(6) { sender.append(utf8: UnsafeRawBufferPointer($0)) } }
+        }
     }
 }
 
@@ -522,7 +563,7 @@ extension ConversationStore {
     /// Every conversation, most recent activity first (the list's order).
     public func select() -> Selection {
         Selection(store: store, table: "conversations", columns: Self.columns, key: "last_activity_at", tie: "activity_seq",
-                  conditions: [], binds: [], ascending: false, makeBatch: Self.batch, appendRow: Self.appendRow)
+                  conditions: [], binds: [], ascending: false, makeBatch: Self.batch, appender: { RowByRow($0, Self.appendRow) })
     }
 
     /// The columns of conversation batches, named as the record's fields.
@@ -534,7 +575,7 @@ extension ConversationStore {
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
         let c = batch.columns
         c[0].append(stmt.int64(0))
-        stmt.withUIDText(1) { c[1].append(utf8: $0) }
+        stmt.appendUIDText(1, to: c[1])
         stmt.withUTF8(2) { c[2].append(utf8: UnsafeRawBufferPointer($0)) }
         c[3].append(stmt.int64(3))
         c[4].append(stmt.int64(4))

@@ -64,24 +64,38 @@ public enum UID {
         withText(high: high, low: low) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The bytes of that text.
+    public static let textCount = 36
+
     /// The same text handed to `body` in place (36 bytes on the stack, no `String`): every uid a
-    /// read hands out is formatted here.
+    /// read hands out is formatted here, or by ``write(high:low:to:)``.
     @inline(__always)
     static func withText<T>(high: UInt64, low: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
+        return try withUnsafeMutableBytes(of: &text) { out in
+            write(high: high, low: low, to: out.baseAddress!)  // (a tuple's bytes have an address)
+            return try body(UnsafeRawBufferPointer(out))
+        }
+    }
+
+    /// Writes the text into the ``textCount`` bytes at `out` (a column's buffer: no copy through
+    /// the stack).
+    @inline(__always)
+    static func write(high: UInt64, low: UInt64, to out: UnsafeMutableRawPointer) {
         // 8-4-4-4-12 hex digits: the 16 of `high`, then the 16 of `low`, with four dashes.
         let a = hexDigits(UInt32(truncatingIfNeeded: high >> 32)), b = hexDigits(UInt32(truncatingIfNeeded: high))
         let c = hexDigits(UInt32(truncatingIfNeeded: low >> 32)), d = hexDigits(UInt32(truncatingIfNeeded: low))
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)  // 36 bytes
-        return try withUnsafeMutableBytes(of: &text) { out in
-            out.storeBytes(of: a.littleEndian, toByteOffset: 0, as: UInt64.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: b).littleEndian, toByteOffset: 9, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: b >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: c).littleEndian, toByteOffset: 19, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: c >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
-            out.storeBytes(of: d.littleEndian, toByteOffset: 28, as: UInt64.self)
-            out[8] = 45; out[13] = 45; out[18] = 45; out[23] = 45  // "-"
-            return try body(UnsafeRawBufferPointer(rebasing: out[0..<36]))
-        }
+        out.storeBytes(of: a.littleEndian, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: b).littleEndian, toByteOffset: 9, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: b >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: c).littleEndian, toByteOffset: 19, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: c >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        out.storeBytes(of: d.littleEndian, toByteOffset: 28, as: UInt64.self)
+        let dash: UInt8 = 45  // "-"
+        out.storeBytes(of: dash, toByteOffset: 8, as: UInt8.self)
+        out.storeBytes(of: dash, toByteOffset: 13, as: UInt8.self)
+        out.storeBytes(of: dash, toByteOffset: 18, as: UInt8.self)
+        out.storeBytes(of: dash, toByteOffset: 23, as: UInt8.self)
     }
 
     /// The 8 lower-case hex digits of `value` as ASCII, the most significant first in memory once stored

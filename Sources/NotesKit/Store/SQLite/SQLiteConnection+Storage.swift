@@ -60,12 +60,22 @@ extension SQLiteConnection {
 }
 
 extension Connection {
+    /// The most of a store file a reader maps into memory (SQLite caps it at its own maximum, 2 GiB
+    /// as Debian builds it).
+    static let readerMapBytes: Int64 = 1 << 40
+
     /// A read-only connection to the SQLite store file at `path` that waits for locks as the
     /// store does: for the half of a read run on another thread.
+    ///
+    /// It reads the file through a memory map (`PRAGMA mmap_size`): a scan then reads its pages
+    /// where the kernel keeps them, not through one `pread` copy per page into SQLite's page
+    /// cache; that is about a quarter of SQLite's time in a million-row scan. (Pages still in the
+    /// write-ahead log are read from it as before. SQLite's caveat for maps: an I/O error, or the
+    /// file truncated behind SQLite's back, faults the process instead of failing the read.)
     static func sqliteReader(path: String) throws -> Connection {
         let db = try Connection(path: path, readOnly: true)
         do {
-            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds)")
+            try db.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds); PRAGMA mmap_size = \(readerMapBytes)")
         } catch {
             db.close()
             throw error
