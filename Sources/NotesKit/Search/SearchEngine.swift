@@ -255,13 +255,14 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         case "handover"?: return .scan(budget: 2)
         default: break
         }
-        // The rows the scan still needs, by the probe's share of hits (when it found two or more).
-        let sampled = sink.count >= 2 ? Double(limit + 1 - sink.count) * Double(scanned) / Double(sink.count) : nil
-        if query.foldedKey.count == 1, let sampled {
-            // A frequent character: its grams (one per character that follows it: hundreds) would
-            // cost more to read than the scan does to fill the page, and the index would read them
-            // all and their postings. The scan's budget hands a wrong guess over to the index.
-            return .scan(budget: Int(sampled * 3) + 48)
+        if query.foldedKey.count == 1, sink.count >= 2 {
+            // The probe found a character twice or more: frequent. Its grams (one per character
+            // that follows it: hundreds) would cost more to read than the scan does to fill the
+            // page, and the index would read them all and their postings. The scan's budget, three
+            // times the rows the probe's share of hits says the page still needs, hands a wrong
+            // guess over to the index.
+            let rows = Double(limit + 1 - sink.count) * Double(scanned) / Double(sink.count)
+            return .scan(budget: Int(rows * 3) + 48)
         }
         if query.foldedKey.count > 1 { try readFrequencies() }  // (with the count, where it can)
         let count = max(try estimatedCount(), 1)
@@ -306,9 +307,14 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             return try pendingMatches().isEmpty && frequenciesInSnapshot ? .nothing : .index
         }
         let page = Double(limit + 1)
-        // (At least what the probe's hits say: the grams bound the matches from above, and a
-        // query much rarer than its grams, "aaa" among many "aa", would overrun the budget.)
-        let expectedRows = max(page * Double(count) / Double(estimate), sampled ?? 0)
+        var expectedRows = page * Double(count) / Double(estimate)
+        // The grams bound the matches from above: a query much rarer than its grams ("aaa" among
+        // many "aa") would overrun the scan's budget. Where the probe's share of hits is under a
+        // quarter of theirs, the probe's share says how many rows the page still needs.
+        let probed = Double(max(sink.count, 1)) / Double(max(scanned, 1))
+        if scanned > 0, Double(estimate) / Double(count) > 4 * probed {
+            expectedRows = Double(limit + 1 - sink.count) / probed
+        }
         let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
             + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
