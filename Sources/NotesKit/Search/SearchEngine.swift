@@ -131,7 +131,9 @@ struct BatchSink<Target: SearchTarget>: SearchSink {
 /// Runs one search page: plans, finds candidates, checks them against the text, collects hits.
 ///
 /// On SQLite a short scan comes first (``probeRows(_:)``): a frequent query's page is full before
-/// anything is planned. Otherwise two strategies, picked per query from the index's document frequencies:
+/// anything is planned; its share of hits then guides the plan (a one-character query it found
+/// twice or more is scanned on without reading the index). Otherwise two strategies, picked per
+/// query from the index's document frequencies:
 /// - **scan**: walk the records newest first, checking each, and stop once the page is full.
 ///   Cheapest when the query is frequent: a page needs only a few rows.
 /// - **index**: intersect the posting lists of the query's grams (one-character queries: the
@@ -165,6 +167,9 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// their own: one statement read them together.
     private var postingsInHand: [UInt64: [Int64]]?
     private var estimated: Int64?
+    /// Rows the scans read so far, and the rowid-order scan of a first page (see ``scanInRowidOrder(budget:)``).
+    private var scanned = 0
+    private var rowid: RowidWalk?
     /// True on a backend whose every statement is a round trip to a server (PostgreSQL): the
     /// engine then reads the query's grams, and its candidates' rows, a statement each.
     private var fewStatements: Bool { db.sql.articleIndex.batch > 1 }
@@ -201,7 +206,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
     mutating func run(after position: CursorCodec.Position?) throws {
-        defer { builder.release() }
+        defer {
+            builder.release()
+            rowid?.stmt.reset()
+        }
         if !fewStatements { try snapshot?.begin() }
         if query.isEmpty {
             _ = try scan(after: position, budget: nil)
@@ -209,8 +217,9 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         }
         // A short scan first, before any planning: a frequent query (most searches a user types)
         // fills its page from the newest rows without reading a document frequency. A rarer one
-        // is planned from where the scan stopped, having cost the probe's few rows. (Not where a
-        // statement is a round trip: there the plan's one statement is cheaper than a wasted scan.)
+        // is planned from where the scan stopped, having cost the probe's few rows, and a scan it
+        // plans reads on from there (the same statement). (Not where a statement is a round trip:
+        // there the plan's one statement is cheaper than a wasted scan.)
         var from = position
         if Self.forcedPlan == nil, !fewStatements {
             guard let stopped = try scan(after: position, budget: Self.probeRows(limit)) else { return }
@@ -249,6 +258,15 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         case "index"?: return .index
         case "handover"?: return .scan(budget: 2)
         default: break
+        }
+        if query.foldedKey.count == 1, sink.count >= 2 {
+            // The probe found a character twice or more: frequent. Its grams (one per character
+            // that follows it: hundreds) would cost more to read than the scan does to fill the
+            // page, and the index would read them all and their postings. The scan's budget, three
+            // times the rows the probe's share of hits says the page still needs, hands a wrong
+            // guess over to the index.
+            let rows = Double(limit + 1 - sink.count) * Double(scanned) / Double(sink.count)
+            return .scan(budget: Int(rows * 3) + 48)
         }
         if query.foldedKey.count > 1 { try readFrequencies() }  // (with the count, where it can)
         let count = max(try estimatedCount(), 1)
@@ -293,7 +311,14 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             return try pendingMatches().isEmpty && frequenciesInSnapshot ? .nothing : .index
         }
         let page = Double(limit + 1)
-        let expectedRows = page * Double(count) / Double(estimate)
+        var expectedRows = page * Double(count) / Double(estimate)
+        // The grams bound the matches from above: a query much rarer than its grams ("aaa" among
+        // many "aa") would overrun the scan's budget. Where the probe's share of hits is under a
+        // quarter of theirs, the probe's share says how many rows the page still needs.
+        let probed = Double(max(sink.count, 1)) / Double(max(scanned, 1))
+        if scanned > 0, Double(estimate) / Double(count) > 4 * probed {
+            expectedRows = Double(limit + 1 - sink.count) / probed
+        }
         let scan = expectedRows * target.scanRowCost
         let index = Double(postings) * SearchCost.posting + Double(postings / 300 + 2) * SearchCost.block
             + min(expectedRows * SearchCost.walkRow, Double(estimate) * SearchCost.sortKey) + page * target.verifyCost
@@ -412,11 +437,17 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// Checks records newest first until the page is full, the records run out (nil), or
     /// `budget` rows were read (the position of the last row read).
     private mutating func scan(after position: CursorCodec.Position?, budget: Int?) throws -> CursorCodec.Position? {
+        // A first page's scan, and the scan that goes on where it stopped, read in rowid order.
         // (Not where a statement is a round trip that sends all its rows: PostgreSQL's heap has
         // no rowid order to gain, and the read would have no LIMIT.)
-        if position == nil, !fewStatements, target.walk.filters.isEmpty, target.walk.range == .all {
+        let rowidOrder = position == nil ? rowid == nil && !fewStatements && target.walk.filters.isEmpty && target.walk.range == .all
+            : position == rowid?.stopped
+        if rowidOrder {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
-            sink.keep(0)  // the ids do not follow the keys: read again, by the key's index
+            // The ids do not follow the keys: read again from the start, by the key's index (as
+            // many rows as the rowid-order scans were given).
+            sink.keep(0)
+            return try scan(after: nil, budget: budget.map { $0 == Int.max ? $0 : $0 + scanned })
         }
         if let serverFilter {
             var walk = target.walk
@@ -430,6 +461,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             defer { stmt.reset() }
             while try stmt.step() {
                 check(stmt)
+                scanned += 1
                 if sink.count > limit { return nil }
                 read += 1
                 if let budget, read >= budget { return target.position(stmt) }
@@ -483,29 +515,47 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// walk's row number `read` is the last of them (one count along the key's index, at the end
     /// and at a few row numbers on the way, so that the check costs O(rows read)); otherwise
     /// `.outOfOrder`, and the caller forgets the hits and scans by the index. Otherwise as
-    /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out.
+    /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out, from which a
+    /// later call goes on reading the same statement (the probe's rows are not read twice).
     private mutating func scanInRowidOrder(budget: Int?) throws -> RowidScan {
-        let walk = target.walk
-        let stmt = try walk.rowidOrderStatement(db)
-        defer { stmt.reset() }
-        var read = 0, nextCheck = 16
-        var last: CursorCodec.Position?
-        while try stmt.step() {
-            let here = target.position(stmt)
-            if let last, !walk.precedes(last, here) { return .outOfOrder }
-            last = here
-            check(stmt)
-            read += 1
-            let full = sink.count > limit, spent = budget.map { read >= $0 } ?? false
+        if rowid == nil { rowid = RowidWalk(stmt: try target.walk.rowidOrderStatement(db)) }
+        guard var walk = rowid else { return .outOfOrder }
+        defer { rowid = walk }
+        walk.stopped = nil
+        var spent = 0
+        while try walk.stmt.step() {
+            let here = target.position(walk.stmt)
+            if let last = walk.last, !target.walk.precedes(last, here) { return .outOfOrder }
+            walk.last = here
+            check(walk.stmt)
+            walk.read += 1
+            scanned += 1
+            spent += 1
+            let full = sink.count > limit, out = budget.map { spent >= $0 } ?? false
             // Checked at the end, and early on (rows 16, 128, 1 024, …): ids that do not follow
             // the keys (records imported one conversation at a time) cost a few rows.
-            if full || spent || read == nextCheck {
-                guard try target.idWalk.id(ofRow: read, db) == here.id else { return .outOfOrder }
-                if full || spent { return .inOrder(stopped: full ? nil : here) }
-                nextCheck *= 8
+            if full || out || walk.read == walk.nextCheck {
+                guard try target.idWalk.id(ofRow: walk.read, db) == here.id else { return .outOfOrder }
+                if full { return .inOrder(stopped: nil) }
+                if out {
+                    walk.stopped = here
+                    return .inOrder(stopped: here)
+                }
+                while walk.nextCheck <= walk.read { walk.nextCheck *= 8 }
             }
         }
         return .inOrder(stopped: nil)  // every row, each after the one before
+    }
+
+    /// The rowid-order scan of a first page, kept open from the probe to the plan's scan.
+    private struct RowidWalk {
+        let stmt: Statement
+        /// Rows read, the position of the last one, and where the last call's budget ran out.
+        var read = 0
+        var last: CursorCodec.Position?
+        var stopped: CursorCodec.Position?
+        /// The next row number at which the order is checked.
+        var nextCheck = 16
     }
 
     private enum RowidScan {

@@ -68,6 +68,35 @@ def test_a_frequent_search_pages_newest_first_whatever_order_the_records_were_wr
 
 
 @pytest.mark.parametrize("plan", PLANS)
+@pytest.mark.parametrize("times", ["in order", "one deep late old", "one deep early new", "one old early new"])
+def test_a_scan_that_goes_on_past_the_first_short_scan_notices_records_out_of_time_order(plan, times, monkeypatch):
+    # More records than the first short scan reads (4 × 21 + 16), the query in one of 30: the scan
+    # goes on in rowid order where the short one stopped, and must still notice a record out of
+    # time order far from the newest ones (one that only the count along the time index shows too).
+    monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
+    n = 900
+    minutes = list(range(n))
+    if times == "one deep late old":
+        minutes[n - 400] = -5
+    elif times == "one deep early new":
+        minutes[n - 400] = 10 * n
+    elif times == "one old early new":
+        minutes[3] = 10 * n
+    with nk.Store.memory() as store:
+        store.articles.create_many([{"title": f"t{k}", "content": f"{'zq' if k % 30 == 7 else 'ab'} {k}", "created_at": at(m)}
+                                    for k, m in enumerate(minutes)])
+        conv = store.conversations.create("c")
+        store.messages.insert_many(conv.id, [{"content": f"{'zq' if k % 30 == 7 else 'ab'} {k}", "from_me": False,
+                                              "sent_at": at(m)} for k, m in enumerate(minutes)])
+        articles = list(store.articles.iter())
+        messages = store.messages.history(conv.id, limit=1000).items
+        for query in ("z", "zq", "Q"):
+            for limit in (1, 7, 20):
+                assert article_pages(store, query, limit) == oracle.search(articles, query), (query, limit)
+                assert message_pages(store, query, limit) == oracle.search_messages(messages, query), (query, limit)
+
+
+@pytest.mark.parametrize("plan", PLANS)
 def test_a_query_whose_grams_are_everywhere_but_whose_phrase_is_rare_finds_only_the_phrase(plan, monkeypatch):
     monkeypatch.setenv("NOTESKIT_SEARCH_PLAN", plan)
     with nk.Store.memory() as store:
