@@ -136,6 +136,40 @@ enum Postings {
     }
 }
 
+/// Cuts ascending ids, given one at a time, into blocks of at most ``Postings/blockBytes``
+/// encoded bytes (the first id, then gaps), where ``Postings/chunks(_:)`` cuts them, encoding
+/// each id once; each block goes to `emit(first, bytes)` (the bytes are reused after it returns).
+struct BlockCutter {
+    private var block: [UInt8] = []
+    private var first: Int64 = 0
+    private var last: Int64 = 0
+
+    init() { block.reserveCapacity(Postings.blockBytes) }
+
+    mutating func add(_ id: Int64, _ emit: (Int64, [UInt8]) throws -> Void) rethrows {
+        if !block.isEmpty {
+            let gap = UInt64(bitPattern: id &- last)
+            if block.count + Postings.size(gap) <= Postings.blockBytes {
+                Postings.append(gap, to: &block)
+                last = id
+                return
+            }
+            try emit(first, block)
+            block.removeAll(keepingCapacity: true)
+        }
+        first = id
+        last = id
+        Postings.append(UInt64(bitPattern: id), to: &block)
+    }
+
+    /// Hands over the last block, if any.
+    mutating func finish(_ emit: (Int64, [UInt8]) throws -> Void) rethrows {
+        guard !block.isEmpty else { return }
+        try emit(first, block)
+        block.removeAll(keepingCapacity: true)
+    }
+}
+
 /// A gram of the index: two key code points (or one and `end`) and the field they were seen in.
 ///
 /// Laid out as `first << 22 | second << 1 | field`, so the grams that start with one code point
