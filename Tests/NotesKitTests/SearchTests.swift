@@ -145,14 +145,16 @@ struct SearchTests {
                 id += Int64(rng.next(3) == 0 ? 1 + rng.next(1 << (7 * (1 + rng.next(4)))) : 1 + rng.next(2))
                 ids.append(id)
             }
-            var cut: [(Int64, [UInt8])] = []
             var cutter = BlockCutter()
-            for id in ids { cutter.add(id) { cut.append(($0, $1)) } }
-            cutter.finish { cut.append(($0, $1)) }
+            for id in ids { cutter.add(id) }
+            let cut = cutter.finish()
+            var fromBytes = BlockCutter()
+            Postings.encode(ids).withUnsafeBytes { fromBytes.add(stored: $0) }
             let chunks = Postings.chunks(ids)
-            #expect(cut.map(\.0) == chunks.map { $0.first! }, "round \(round): the blocks' first ids")
-            #expect(cut.map(\.1) == chunks.map { Postings.encode($0) }, "round \(round): the blocks' bytes")
-            #expect(cut.allSatisfy { $0.1.count <= Postings.blockBytes })
+            #expect(cut.map(\.first) == chunks.map { $0.first! }, "round \(round): the blocks' first ids")
+            #expect(cut.map(\.bytes) == chunks.map { Postings.encode($0) }, "round \(round): the blocks' bytes")
+            #expect(fromBytes.finish().map(\.bytes) == cut.map(\.bytes), "round \(round): cut from the stored bytes")
+            #expect(cut.allSatisfy { $0.bytes.count <= Postings.blockBytes })
         }
     }
 }

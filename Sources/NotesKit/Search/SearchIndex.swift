@@ -288,17 +288,9 @@ struct SearchIndex: Sendable {
     /// as new blocks of `gram`, cut where ``Postings/chunks(_:)`` cuts them.
     private func putBlocks(_ db: Connection, _ gram: UInt64, _ ids: [Int64], gaps: [UInt8] = []) throws {
         var cutter = BlockCutter()
-        let put: (Int64, [UInt8]) throws -> Void = { first, encoded in try self.putBlock(db, gram, first: first, encoded) }
-        for id in ids { try cutter.add(id, put) }
-        try gaps.withUnsafeBytes { raw in
-            var i = 0
-            var id: Int64 = 0
-            while i < raw.count {
-                id &+= Int64(bitPattern: Postings.next(raw, &i))
-                try cutter.add(id, put)
-            }
-        }
-        try cutter.finish(put)
+        for id in ids { cutter.add(id) }
+        gaps.withUnsafeBytes { cutter.add(stored: $0) }
+        for block in cutter.finish() { try putBlock(db, gram, first: block.first, block.bytes) }
     }
 
     /// Moves a gram's whole tail into blocks.
