@@ -133,6 +133,30 @@ struct SearchTests {
             #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
         }
     }
+
+    @Test("blocks cut from ids one at a time are Postings.chunks' blocks, byte for byte")
+    func blockCutterMatchesChunks() throws {
+        var rng = SplitMix(seed: 11)
+        for round in 0..<40 {
+            var id = Int64(rng.next(1 << 20))
+            var ids: [Int64] = []
+            // Dense and sparse runs, and now and then a gap of several varint bytes.
+            for _ in 0..<rng.next(round % 4 == 0 ? 30 : 6_000) {
+                id += Int64(rng.next(3) == 0 ? 1 + rng.next(1 << (7 * (1 + rng.next(4)))) : 1 + rng.next(2))
+                ids.append(id)
+            }
+            var cutter = BlockCutter()
+            for id in ids { cutter.add(id) }
+            let cut = cutter.finish()
+            var fromBytes = BlockCutter()
+            Postings.encode(ids).withUnsafeBytes { fromBytes.add(stored: $0) }
+            let chunks = Postings.chunks(ids)
+            #expect(cut.map(\.first) == chunks.map { $0.first! }, "round \(round): the blocks' first ids")
+            #expect(cut.map(\.bytes) == chunks.map { Postings.encode($0) }, "round \(round): the blocks' bytes")
+            #expect(fromBytes.finish().map(\.bytes) == cut.map(\.bytes), "round \(round): cut from the stored bytes")
+            #expect(cut.allSatisfy { $0.bytes.count <= Postings.blockBytes })
+        }
+    }
 }
 
 /// A small deterministic generator for the tests.

@@ -136,6 +136,52 @@ enum Postings {
     }
 }
 
+/// Cuts ascending ids, given one at a time, into blocks of at most ``Postings/blockBytes``
+/// encoded bytes (the first id, then gaps), where ``Postings/chunks(_:)`` cuts them, encoding
+/// each id once.
+struct BlockCutter {
+    /// The blocks cut so far: first id and encoded bytes.
+    private(set) var blocks: [(first: Int64, bytes: [UInt8])] = []
+    private var block: [UInt8] = []
+    private var first: Int64 = 0
+    private var last: Int64 = 0
+
+    @inline(__always)
+    mutating func add(_ id: Int64) {
+        if !block.isEmpty {
+            let gap = UInt64(bitPattern: id &- last)
+            if block.count + Postings.size(gap) <= Postings.blockBytes {
+                Postings.append(gap, to: &block)
+                last = id
+                return
+            }
+            blocks.append((first, block))
+            block = []
+        }
+        if block.capacity < Postings.blockBytes { block.reserveCapacity(Postings.blockBytes) }
+        first = id
+        last = id
+        Postings.append(UInt64(bitPattern: id), to: &block)
+    }
+
+    /// Adds the ids of `bytes`, a list in the stored format (first id, then gaps).
+    mutating func add(stored bytes: UnsafeRawBufferPointer) {
+        var i = 0
+        var id: Int64 = 0
+        while i < bytes.count {
+            id &+= Int64(bitPattern: Postings.next(bytes, &i))
+            add(id)
+        }
+    }
+
+    /// Every block, the last one included.
+    mutating func finish() -> [(first: Int64, bytes: [UInt8])] {
+        if !block.isEmpty { blocks.append((first, block)) }
+        block = []
+        return blocks
+    }
+}
+
 /// A gram of the index: two key code points (or one and `end`) and the field they were seen in.
 ///
 /// Laid out as `first << 22 | second << 1 | field`, so the grams that start with one code point

@@ -213,20 +213,23 @@ struct SearchIndex: Sendable {
         var bytes: [UInt8] = []
         for g in accumulator.sortedOrder() {
             let gram = accumulator.gram(g)
+            let count = Int(accumulator.count(g))
             accumulator.bytes(of: g, into: &bytes)
-            let ids = Postings.decode(bytes)
-            var tail = ids
-            if Postings.tailSize(ids) > Postings.blockBytes {
+            // `bytes` are the postings as a block stores them (first id, then gaps): a list longer
+            // than a block that way is longer as a tail too (plain ids), and is cut into blocks
+            // from these bytes, without a list of ids; a shorter one is decoded.
+            var tail = bytes.count > Postings.blockBytes ? [] : Postings.decode(bytes)
+            if bytes.count > Postings.blockBytes || Postings.tailSize(tail) > Postings.blockBytes {
                 // Too long for a tail: into blocks at once (appended to a tail, it would be written
                 // as a long row only to be read back and spilled).
                 guard indexIsEmpty else {
-                    try appendBlocks(db, gram, ids)
+                    try appendBlocks(db, gram, gaps: bytes, count: count)
                     continue
                 }
-                for chunk in Postings.chunks(ids) { try putBlock(db, gram, Array(chunk)) }
+                try putBlocks(db, gram, [], gaps: bytes)
                 tail = []
             }
-            rows.append((gram, indexIsEmpty ? Int64(accumulator.count(g)) : Int64(ids.count), Postings.encodeTail(tail)))
+            rows.append((gram, Int64(count), Postings.encodeTail(tail)))
             if rows.count == sql.batch {
                 try putGrams(db, sql, rows, append: !indexIsEmpty)
                 rows.removeAll(keepingCapacity: true)
@@ -269,8 +272,25 @@ struct SearchIndex: Sendable {
         let row = try gramRow(db, gram)
         let all = (row?.tail ?? []) + ids
         guard !all.isEmpty else { return }
-        for chunk in Postings.chunks(all) { try putBlock(db, gram, Array(chunk)) }
+        try putBlocks(db, gram, all)
         try putGram(db, gram, df: (row?.df ?? 0) + Int64(ids.count), tail: [])
+    }
+
+    /// ``appendBlocks(_:_:_:)`` of the `count` ids that `gaps` holds in the stored format (first
+    /// id, then gaps).
+    private func appendBlocks(_ db: Connection, _ gram: UInt64, gaps: [UInt8], count: Int) throws {
+        let row = try gramRow(db, gram)
+        try putBlocks(db, gram, row?.tail ?? [], gaps: gaps)
+        try putGram(db, gram, df: (row?.df ?? 0) + Int64(count), tail: [])
+    }
+
+    /// Writes the ascending ids `ids` and then those `gaps` holds (stored format, all above them)
+    /// as new blocks of `gram`, cut where ``Postings/chunks(_:)`` cuts them.
+    private func putBlocks(_ db: Connection, _ gram: UInt64, _ ids: [Int64], gaps: [UInt8] = []) throws {
+        var cutter = BlockCutter()
+        for id in ids { cutter.add(id) }
+        gaps.withUnsafeBytes { cutter.add(stored: $0) }
+        for block in cutter.finish() { try putBlock(db, gram, first: block.first, block.bytes) }
     }
 
     /// Moves a gram's whole tail into blocks.
@@ -348,8 +368,13 @@ struct SearchIndex: Sendable {
     }
 
     private func putBlock(_ db: Connection, _ gram: UInt64, _ ids: [Int64]) throws {
+        try putBlock(db, gram, first: ids[0], Postings.encode(ids))
+    }
+
+    /// Inserts a block whose first id is `first`, `encoded` in the stored format.
+    private func putBlock(_ db: Connection, _ gram: UInt64, first: Int64, _ encoded: [UInt8]) throws {
         let stmt = try db.prepare("INSERT INTO \(blocksTable)(gram, first, ids) VALUES (?, ?, ?)")
-        stmt.bind(1, Int64(gram)).bind(2, ids[0]).bind(3, blob: Postings.encode(ids))
+        stmt.bind(1, Int64(gram)).bind(2, first).bind(3, blob: encoded)
         try stmt.run()
     }
 

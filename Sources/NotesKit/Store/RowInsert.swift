@@ -49,14 +49,16 @@ extension WriteContext {
         var belowFloor = false
         var start = 0
         while start < count {
-            var n = count - start >= perStatement ? perStatement : 1
-            if n > 1 && floor == nil {
+            // `many` (numbered after the highest stored id) for whole statements, `one` for the rest.
+            var whole = count - start >= perStatement
+            if whole && floor == nil {
                 let highest = try Store.scalar(connection, sql.maxID)
                 floor = highest
                 if let idFloor = sql.idFloor { belowFloor = try Store.scalar(connection, idFloor) > highest }
             }
-            if belowFloor { n = 1 }
-            let stmt = try prepare(n == 1 ? sql.one : sql.many.sql)
+            if belowFloor { whole = false }
+            let n = whole ? perStatement : 1
+            let stmt = try prepare(whole ? sql.many.sql : sql.one)
             for k in 0..<n { bind(stmt, Int32(sql.perRow * k + 1), start + k) }
             try stmt.run()
             let written = connection.changes

@@ -109,13 +109,13 @@ struct StoreSQL: Sendable {
 
         /// The statements of `table`'s `columns` in a backend's words: `row(k)` is row k's
         /// `(…)` of placeholders, `tail` the conflict clause (and what it returns); with `floor`,
-        /// ``one`` numbers its row above it. 64 rows a statement.
-        init(table: String, columns: [String], row: (Int) -> String, tail: String, floor: String? = nil) {
+        /// ``one`` numbers its row above it. `rows` rows a statement (``many``).
+        init(table: String, columns: [String], row: (Int) -> String, tail: String, floor: String? = nil, rows: Int = 64) {
             let names = columns.joined(separator: ", ")
             let head = "INSERT INTO \(table)(\(names)) VALUES "
             let numbered = floor.map { "INSERT INTO \(table)(id, \(names)) VALUES ((\($0)) + 1, " + row(0).dropFirst() }
             one = (numbered ?? head + row(0)) + tail
-            many = MultiRow(sql: head + (0..<64).map(row).joined(separator: ", ") + tail, rows: 64)
+            many = MultiRow(sql: head + (0..<rows).map(row).joined(separator: ", ") + tail, rows: rows)
             perRow = columns.count
             maxID = "SELECT coalesce(max(id), 0) FROM \(table)"
             idFloor = floor

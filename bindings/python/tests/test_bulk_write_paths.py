@@ -183,3 +183,32 @@ def test_a_duplicate_uid_in_a_large_create_many_names_its_record_and_writes_noth
         store.articles.create_many(records)
     assert e.value.line == 170
     assert store.articles.count() == 1
+
+
+@pytest.mark.parametrize("bad", ["stored uid", "repeated uid", "blank title"])
+def test_a_bad_row_in_the_middle_of_an_arrow_batch_writes_nothing(tmp_path, bad):
+    pa = pytest.importorskip("pyarrow")
+    path = tmp_path / "s.db"
+    with nk.Store.open(path) as store:
+        existing = store.articles.create("kept", "weather 公园")
+        seq = store.last_change_seq()
+        n, middle = 3_000, 1_700
+        titles = [f"t{i}" for i in range(n)]
+        uids = [None] * n
+        if bad == "stored uid":
+            uids[middle] = existing.uid
+        elif bad == "repeated uid":
+            uids[40] = uids[middle] = "30000000-0000-4000-8000-000000000000"
+        else:
+            titles[middle] = "  "
+        table = pa.table({"title": titles, "content": [text(i) for i in range(n)], "uid": pa.array(uids, pa.string())})
+        with pytest.raises((nk.ConflictError, nk.ValidationError)) as e:
+            store.articles.create_many(table)
+        assert e.value.line == middle
+        assert store.articles.count() == 1
+        assert [h.article.id for h in store.articles.search_iter("weather")] == [existing.id]
+        assert store.last_change_seq() == seq
+        assert rebuilt_index_equals(store, path)
+        # The rows after the failure go in as usual, numbered on from the stored one.
+        made = store.articles.create_many(pa.table({"title": titles[:5], "content": [text(i) for i in range(5)]}))
+        assert [a.id for a in made] == list(range(existing.id + 1, existing.id + 6))

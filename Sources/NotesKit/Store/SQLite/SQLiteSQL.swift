@@ -12,9 +12,14 @@ extension StoreSQL {
         // statement's rows consecutively, after the table's highest id. With `floor` (SQL: the id
         // every new row must be above), the one-row statement numbers its row above it (messages:
         // see `MessageIDFloor`).
+        // One row a statement: a statement of many rows that may abort (a NOT NULL, a CHECK, a
+        // foreign key) keeps a statement journal, a copy of every page it changes (for a batch of
+        // random uids, a page of the uid index per row: most of a bulk insert's work); a
+        // one-row INSERT never needs one. (Binding one row a step costs SQLite little.)
         func inserts(_ table: String, _ columns: [String], floor: String? = nil) -> RowInserts {
             let values = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-            return RowInserts(table: table, columns: columns, row: { _ in values }, tail: " ON CONFLICT(uid) DO NOTHING", floor: floor)
+            return RowInserts(table: table, columns: columns, row: { _ in values }, tail: " ON CONFLICT(uid) DO NOTHING", floor: floor,
+                              rows: 1)
         }
         // Ids (or grams) bound as decimal text joined by commas.
         let inList = " IN (SELECT value FROM json_each('[' || ? || ']'))"

@@ -30,7 +30,7 @@ from . import _ffi
 from ._arrow import call_batch
 from ._ffi import ArrowArray, ArrowArrayStream, ArrowSchema
 from .errors import InvalidArgumentError, ValidationError
-from ._convert import format_time
+from ._convert import _ARTICLE_SETTERS, _MESSAGE_SETTERS, _records, format_time
 from .models import Article, Message
 
 TEXT, FLAG, TIME, INTEGER = "text", "flag", "time", "integer"
@@ -504,8 +504,9 @@ def created_articles(handle: Any, data: Any) -> List[Article]:
                              data, ARTICLE_FIELDS)
     c = take_created(pointer, 2, False, 0 if records is not None else 2)
     titles, contents = ([r["title"] for r in records], [r["content"] for r in records]) if records is not None else c.texts
-    return list(map(Article, c.ids, c.uids, titles, contents, _datetimes(c.times[0]), _datetimes(c.times[1]),
-                    [1] * len(c.ids)))
+    created = _datetimes(c.times[0])
+    updated = created if c.times[1] == c.times[0] else _datetimes(c.times[1])
+    return _records(Article, _ARTICLE_SETTERS, (c.ids, c.uids, titles, contents, created, updated, [1] * len(c.ids)))
 
 
 def created_messages(handle: Any, conversation_id: int, data: Any) -> List[Message]:
@@ -516,8 +517,8 @@ def created_messages(handle: Any, conversation_id: int, data: Any) -> List[Messa
     contents = [r["content"] for r in records] if records is not None else c.texts[0]
     # The library hands back each sender with the texts ("" for none: a sender is never blank).
     senders = [r.get("sender") for r in records] if records is not None else [s or None for s in c.texts[1]]
-    return list(map(Message, c.ids, c.uids, [conversation_id] * len(c.ids), contents, map(bool, c.flags),
-                    _datetimes(c.times[0]), senders))
+    return _records(Message, _MESSAGE_SETTERS, (c.ids, c.uids, [conversation_id] * len(c.ids), contents,
+                                                list(map(bool, c.flags)), _datetimes(c.times[0]), senders))
 
 
 def update_articles(handle: Any, data: Any) -> Tuple[Dict[str, List[Any]], int]:
