@@ -212,8 +212,8 @@ class _Out(threading.local):
         self.row = ctypes.create_string_buffer(ROW_BUFFER_SIZE)
         self.row_at = addressof(self.row)
         #: What ``nk_article_get`` takes and answers in, read with one look-up of this thread's
-        #: attributes: the row buffer's address, the out-pointer and its ``byref``.
-        self.get_row = (self.row_at, self.cursor, self.cursor_ref)
+        #: attributes: the row buffer's address, the out-pointer, its ``byref`` and the buffer's.
+        self.get_row = (self.row_at, self.cursor, self.cursor_ref, ctypes.byref(self.row))
 
 
 _out = _Out()

@@ -141,20 +141,49 @@ def call_row(function: Any, *args: Any) -> int:
     return pointer
 
 
-def get_article(function: Any, store: "Store", id: int) -> Article:
+_I32 = 2 ** 31
+_get = _ffi.nk_article_get
+_get_int32 = _ffi.nk_article_get_int32
+
+
+def get_article(store: "Store", id: int) -> Article:
     """``articles.get``, the hottest call: the row is packed into this thread's buffer (no
-    allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded by
-    ``article_from_row``. The handle is read without the property: a closed store's None fails
-    the call, and the property then raises the ClosedError. (A call that succeeds always sets
-    ``*out_row``: the out-pointer is not cleared before it.)"""
-    buffer, cursor, cursor_ref = _out.get_row
-    if function(store._handle, id, buffer, _ROW_BUFFER_SIZE, cursor_ref):
+    allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded here.
+    The call goes through ``nk_article_get_int32`` when the handle and id fit in 32 bits. The handle
+    is read without the property: a closed store's None fails the call, and the property then
+    raises the ClosedError. (A call that succeeds always sets ``*out_row``: the out-pointer is not
+    cleared before it.)"""
+    buffer, cursor, cursor_ref, buffer_ref = _out.get_row
+    handle = store._handle
+    if -_I32 <= id < _I32 and handle is not None and handle < _I32:
+        status = _get_int32(handle, id, buffer_ref, _ROW_BUFFER_SIZE, cursor_ref)
+    else:
+        status = _get(handle, id, buffer, _ROW_BUFFER_SIZE, cursor_ref)
+    if status:
         store.handle  # raises ClosedError once the store is closed
         raise _ffi.last_error()
     p = cursor.value
     if not p:
         raise NotesError("the library returned no record")
-    return article_from_row(p, buffer)
+    if p != buffer:
+        return article_from_row(p)
+    _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
+    at = p + 64
+    end = at + n_uid + n_title + n_content
+    try:  # (strict decoding is the fast one; text a damaged file holds that is not UTF-8 reads as U+FFFD)
+        uid = str(MEMORY[at:at + n_uid], "utf-8")
+        title = str(MEMORY[at + n_uid:end - n_content], "utf-8")
+        content = str(MEMORY[end - n_content:end], "utf-8")
+    except UnicodeDecodeError:
+        return article_from_row(p, buffer)
+    a = _new(Article)
+    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
+    created_at = _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created)
+    _A4(a, created_at)
+    _A5(a, created_at if updated == created else
+        _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
+    _A6(a, revision)
+    return a
 
 
 def article_from_row(p: int, buffer: int = 0) -> Article:

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from .store import Store
 
 _I64 = 2 ** 63
-_nk_article_get = _ffi.nk_article_get
 
 
 class Articles:
@@ -56,7 +55,7 @@ class Articles:
         """The article with ``id``; :class:`NotFoundError` if there is none."""
         if type(id) is not int or not -_I64 <= id < _I64:  # _ffi.integer's checks, inlined for the hottest call
             id = _ffi.integer(id, "id")
-        return get_article(_nk_article_get, self._store, id)
+        return get_article(self._store, id)
 
     def update(self, id: int, *, title: Optional[str] = None, content: Optional[str] = None,
                expected_revision: Optional[int] = None) -> Article:
