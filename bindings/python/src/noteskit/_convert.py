@@ -148,7 +148,8 @@ _get_int32 = _ffi.nk_article_get_int32
 
 def get_article(store: "Store", id: int) -> Article:
     """``articles.get``, the hottest call: the row is packed into this thread's buffer (no
-    allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded here.
+    allocation, no ``nk_free``; a row too long for it comes back in new memory) and decoded by
+    ``article_from_row``.
     The call goes through ``nk_article_get_int32`` when the handle and id fit in 32 bits. The handle
     is read without the property: a closed store's None fails the call, and the property then
     raises the ClosedError. (A call that succeeds always sets ``*out_row``: the out-pointer is not
@@ -165,25 +166,7 @@ def get_article(store: "Store", id: int) -> Article:
     p = cursor.value
     if not p:
         raise NotesError("the library returned no record")
-    if p != buffer:
-        return article_from_row(p)
-    _, id, created, updated, revision, n_uid, n_title, n_content = _ARTICLE(MEMORY, p)
-    at = p + 64
-    end = at + n_uid + n_title + n_content
-    try:  # (strict decoding is the fast one; text a damaged file holds that is not UTF-8 reads as U+FFFD)
-        uid = str(MEMORY[at:at + n_uid], "utf-8")
-        title = str(MEMORY[at + n_uid:end - n_content], "utf-8")
-        content = str(MEMORY[end - n_content:end], "utf-8")
-    except UnicodeDecodeError:
-        return article_from_row(p, buffer)
-    a = _new(Article)
-    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content)
-    created_at = _fromtimestamp(created / 1000, UTC) if -_FAST < created < _FAST else time_from_ms(created)
-    _A4(a, created_at)
-    _A5(a, created_at if updated == created else
-        _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
-    _A6(a, revision)
-    return a
+    return article_from_row(p, buffer)
 
 
 def article_from_row(p: int, buffer: int = 0) -> Article:
