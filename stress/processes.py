@@ -89,16 +89,20 @@ def run(processes: int = 4, ops: int = 2_500, path: Optional[Path] = None) -> Di
         sent = sum(r["sent"] for r in reports)
         with nk.Store.open(db) as s:
             assert s.articles.count() == live, f"{s.articles.count()} articles, the processes kept {live}"
-            feed = 0
+            feed = sends = 0
             since = 0
             while True:
                 changes = s.changes(since=since, limit=1000)
                 if not changes:
                     break
-                assert all(c.seq > since for c in changes)
+                # Every seq once, none skipped (nothing was compacted): the sends' lazy run too.
+                assert [c.seq for c in changes] == list(range(since + 1, since + 1 + len(changes)))
                 feed += sum(c.entity == "article" for c in changes)
+                sends += sum(c.entity == "message" and c.op == "create" for c in changes)
                 since = changes[-1].seq
             assert feed == writes, f"{feed} article changes for {writes} writes"
+            assert sends == sent, f"{sends} message creates in the feed for {sent} sends"
+            assert since == s.last_change_seq()
             if sent:
                 messages = sum(len(s.messages.history(c.id, limit=1000).items) for c in s.conversations.iter())
                 assert messages == sent, f"{messages} messages, {sent} sent"

@@ -33,6 +33,7 @@ enum Feed {
 
     /// The changes after `since`, oldest first, at most `limit`. With `uids` false, each change's
     /// uid is left empty (for the layout, which needs only ids and revisions). O(log n + limit).
+    /// Where the feed has a run of sends (``LazySends``), call it in one read snapshot.
     static func changes(_ db: Connection, since: Int64, limit: Int, uids: Bool) throws -> [Change] {
         var out: [Change] = []
         out.reserveCapacity(min(limit, 1_024))
@@ -54,6 +55,15 @@ enum Feed {
             after.bind(1, since)
             while out.count < limit, try after.step() { try take(FeedRow(after)) }
             after.reset()
+        }
+        // Then the open run of sends, whose changes are above every row's.
+        if out.count < limit, since < .max, let lazy = db.sql.feed.lazy, let start = try LazySends.start(db, lazy) {
+            let message = entities[2]
+            try LazySends.forEach(db, lazy, start: start, from: since + 1) { seq, id, at in
+                out.append(Change(seq: seq, entity: message, operation: .create, entityId: id, uid: "", revision: nil,
+                                  at: Timestamp(milliseconds: at)))
+                return out.count < limit
+            }
         }
         if uids { try resolveUIDs(db, &out) }
         return out
@@ -297,4 +307,63 @@ struct VarintReader {
 func uidBytes(_ uid: String) -> [UInt8] {
     let (high, low) = UID.halves(uid) ?? (0, 0)
     return (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+}
+
+/// The run of sends that the feed of a SQLite store does not write row by row (a send would
+/// otherwise write a feed row: one more b-tree page in every send's commit).
+///
+/// While only messages are added at the time of their write (`send`, `receive` and `insertMany`
+/// without `sentAt`), `meta` keeps where the run starts: its first seq `seq0` and first message id
+/// `id0`. Message `id ≥ id0` is then the create of seq `seq0 + id − id0` at its `sent_at` (the
+/// write's time, as a feed row's `at`): the run's ids are contiguous, because new ids follow the
+/// highest ever given out (`MessageIDFloor`) and nothing deletes a message while the run is open.
+/// Every other write closes the run first, before it changes a row: the run's changes become feed
+/// rows (one per instant) and the keys go. ``Feed/lastSeq(_:)`` counts the run (one statement) and
+/// ``Feed/changes(_:since:limit:uids:)`` hands its changes out after the rows (in one read
+/// snapshot), so what the feed tells is the same as with every change written; compaction is a
+/// write, so it works on rows only. Migration `0010_lazy_sends` keeps older libraries, which do
+/// not know the run, from opening such a store.
+enum LazySends {
+    static let seqKey = "feed_lazy_seq"
+    static let idKey = "feed_lazy_id"
+    static let kind = Feed.kind("message", .create)!
+
+    /// The open run's first seq and first message id, or nil.
+    static func start(_ db: Connection, _ sql: StoreSQL.SendRun) throws -> (seq: Int64, id: Int64)? {
+        let stmt = try db.prepare(sql.start)
+        defer { stmt.reset() }
+        guard try stmt.step(), let seq = stmt.optionalInt64(0), let id = stmt.optionalInt64(1) else { return nil }
+        return (seq, id)
+    }
+
+    /// Calls `body(seq, id, sentAt)` for each change of the run from seq `from` on, in order,
+    /// until it returns false. A message missing from the run is `.corrupt`.
+    static func forEach(_ db: Connection, _ sql: StoreSQL.SendRun, start: (seq: Int64, id: Int64), from: Int64,
+                        _ body: (Int64, Int64, Int64) throws -> Bool) throws {
+        // (Wrapping arithmetic: `meta` edited by hand must not crash the process.)
+        let (first, overflow) = start.id.addingReportingOverflow(from > start.seq ? from &- start.seq : 0)
+        guard !overflow else { return }
+        var id = first
+        let stmt = try db.prepare(sql.messagesFrom)
+        defer { stmt.reset() }
+        stmt.bind(1, id)
+        while try stmt.step() {
+            guard stmt.int64(0) == id else { throw Feed.damaged("message \(id) of the run of sends from seq \(start.seq) is missing") }
+            guard try body(start.seq &+ (id &- start.id), id, stmt.int64(1)) else { return }
+            id &+= 1
+        }
+    }
+
+    /// Writes the open run's changes as feed rows and closes it; nothing when none is open.
+    static func close(_ db: Connection) throws {
+        guard let sql = db.sql.feed.lazy, let start = try start(db, sql) else { return }
+        var run = FeedRun()
+        try forEach(db, sql, start: start, from: start.seq) { seq, id, at in
+            if !run.accepts(kind: kind, revision: nil, at: at) { try run.write(db) }
+            run.append(kind: kind, revision: nil, at: at, seq: seq, id: id, uid: nil)
+            return true
+        }
+        try run.write(db)
+        try db.prepare(sql.close).run()
+    }
 }

@@ -113,7 +113,7 @@ public struct MessageStore: Sendable {
             _ = try store.read { db in try ConversationStore.require(db, conversationId) }
             return []
         }
-        return try store.write(bulk: records.count >= Store.bulkRows) { tx in
+        return try store.write(bulk: records.count >= Store.bulkRows, sends: records.allSatisfy { $0.sentAt == nil }) { tx in
             var newest = Int64.min
             for index in prepared.indices {
                 if records[index].sentAt == nil { prepared[index].sentAt = tx.now }

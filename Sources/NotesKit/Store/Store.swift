@@ -199,7 +199,11 @@ public final class Store: Sendable {
     /// A `bulk` write (an import, a bulk insert of at least ``bulkRows`` rows) runs with the
     /// backend tuned for a large transaction, from its first statement to its commit (the search
     /// index's fold included): see `DatabaseConnection.withBulkWriteSettings`.
-    func write<T>(bulk: Bool = false, _ body: (WriteContext) throws -> T) throws -> T {
+    ///
+    /// A `sends` write only adds messages at its time (``WriteContext/now``): their changes join
+    /// the feed's lazy run of sends where the backend has one (``LazySends``). Any other write
+    /// closes that run before `body` runs.
+    func write<T>(bulk: Bool = false, sends: Bool = false, _ body: (WriteContext) throws -> T) throws -> T {
         var pinned = false, first: Int64?
         let (result, committed): (T, WriteContext.Committed)
         do {
@@ -207,7 +211,8 @@ public final class Store: Sendable {
                 if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
                 func transaction() throws -> (T, WriteContext.Committed) {
                     try connection.transaction {
-                        let context = WriteContext(connection: connection)
+                        let context = WriteContext(connection: connection, sends: sends)
+                        try context.feed.closeLazyRun(context)
                         let result = try body(context)
                         try context.beforeCommit()
                         first = context.firstSeq
@@ -246,7 +251,12 @@ public final class Store: Sendable {
     /// needs only ids and revisions, and reads the feed before every call).
     func changes(since: Int64, limit: Int, withUIDs: Bool) throws -> [Change] {
         try PageLimit.check(limit)
-        return try read { db in try Feed.changes(db, since: since, limit: limit, uids: withUIDs) }
+        // The feed's rows and its run of sends, read in one snapshot (another handle may close
+        // the run in between).
+        return try readSnapshot(lazily: true) { db, snapshot in
+            if db.sql.feed.lazy != nil { try snapshot.begin() }
+            return try Feed.changes(db, since: since, limit: limit, uids: withUIDs)
+        }
     }
 
     /// The `seq` of the newest change, 0 for a store without any.
@@ -286,11 +296,12 @@ final class WriteContext {
     /// One instant for the whole transaction, so every row it writes carries the same time.
     let now = Timestamp.now()
     /// The change feed: the first observer; its seqs also order the conversations' activity.
-    let feed = FeedRecorder()
+    let feed: FeedRecorder
     private let observers: [any WriteObserver]
 
-    init(connection: Connection) {
+    init(connection: Connection, sends: Bool = false) {
         self.connection = connection
+        feed = FeedRecorder(lazy: sends && connection.sql.feed.lazy != nil)
         observers = [feed] + WriteContext.makeObservers()
     }
 

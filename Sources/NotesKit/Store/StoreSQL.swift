@@ -266,6 +266,22 @@ struct StoreSQL: Sendable {
         /// message): one statement for a batch of changes. Binds: 1 ids as decimal text joined by
         /// commas ("12,345"). Returns: 0 id, 1 uid, for each of them that is stored.
         var uidsByIDs: [String]
+        /// The open lazy run of sends (see ``LazySends``), nil where every change is written as
+        /// it is made (PostgreSQL). `lastSeq` counts the run's changes where this is set.
+        var lazy: SendRun?
+    }
+
+    /// The run of sends the feed does not write row by row: `meta` keeps where it starts
+    /// (see ``LazySends``).
+    struct SendRun: Sendable {
+        /// Returns: 0 the run's first seq, 1 its first message id (both NULL: no open run).
+        var start: String
+        /// Binds: 1 first seq, 2 first message id. Opens the run.
+        var open: String
+        /// Closes the run (its changes are written as feed rows first).
+        var close: String
+        /// Binds: 1 message id. Returns: 0 id, 1 sent_at of the messages from it on, by id.
+        var messagesFrom: String
     }
 
     /// Whole-store reads of export, and its snapshot.

@@ -87,6 +87,20 @@ final class FeedRecorder: WriteObserver {
     private var nextSeq: Int64 = 0
     /// The changes recorded but not yet written to the feed: one row per run.
     private var run = FeedRun()
+    /// True in a transaction that only adds messages at its time, on a backend with lazy runs of
+    /// sends (``LazySends``): their changes join the open run (opened by the first) instead of
+    /// feed rows. Any other transaction closes the run before it changes a row (``closeLazyRun(_:)``).
+    private let lazy: Bool
+    /// The open run's start, once read or opened in a lazy transaction.
+    private var lazyStart: (seq: Int64, id: Int64)?
+    private var lazyStartRead = false
+
+    init(lazy: Bool) { self.lazy = lazy }
+
+    /// Writes the open run of sends as feed rows and closes it, unless this transaction is lazy.
+    func closeLazyRun(_ tx: WriteContext) throws {
+        if !lazy { try LazySends.close(tx.connection) }
+    }
 
     func observe(_ change: RecordChange, in tx: WriteContext) throws {
         switch change {
@@ -97,7 +111,11 @@ final class FeedRecorder: WriteObserver {
         case .articleDeleted(let a): try record(tx, "article", .delete, id: a.id, uid: a.uid, revision: a.revision)
         case .messagesCreated(let messages):
             reserve(messages.count)
-            for m in messages { try record(tx, "message", .create, id: m.id, uid: m.uid, revision: nil) }
+            if lazy {
+                for m in messages { try recordLazily(tx, m) }
+            } else {
+                for m in messages { try record(tx, "message", .create, id: m.id, uid: m.uid, revision: nil) }
+            }
         case .messagesDeleted(let messages):
             for m in messages { try record(tx, "message", .delete, id: m.id, uid: m.uid, revision: nil) }
         case .conversationCreated(let id, let uid): try record(tx, "conversation", .create, id: id, uid: uid, revision: nil)
@@ -120,7 +138,9 @@ final class FeedRecorder: WriteObserver {
     }
 
     private func record(_ tx: WriteContext, _ entity: String, _ operation: Change.Operation, id: Int64, uid: String, revision: Int64?) throws {
-        guard let kind = Feed.kind(entity, operation) else { throw NotesError(.internalError, "no feed kind for \(entity) \(operation)") }
+        guard let kind = Feed.kind(entity, operation), !lazy else {
+            throw NotesError(.internalError, "no feed kind for \(entity) \(operation) in this transaction")
+        }
         if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
         let seq = nextSeq
         nextSeq += 1
@@ -128,6 +148,29 @@ final class FeedRecorder: WriteObserver {
         if !run.accepts(kind: kind, revision: revision, at: at) { try run.write(tx.connection) }
         run.append(kind: kind, revision: revision, at: at, seq: seq, id: id, uid: operation == .delete ? uidBytes(uid) : nil)
         recorded(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: tx.now))
+    }
+
+    /// Records the create of message `m` in the open run of sends, opening it when none is.
+    private func recordLazily(_ tx: WriteContext, _ m: Message) throws {
+        guard let sql = tx.connection.sql.feed.lazy, m.sentAt == tx.now else {
+            throw NotesError(.internalError, "a lazy feed write of message \(m.id) not sent at its write's time")
+        }
+        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
+        if !lazyStartRead {
+            lazyStart = try LazySends.start(tx.connection, sql)
+            lazyStartRead = true
+        }
+        let seq = nextSeq
+        nextSeq += 1
+        if let start = lazyStart {
+            guard seq &- start.seq == m.id &- start.id else { throw Feed.damaged("message \(m.id) does not follow the run of sends from seq \(start.seq)") }
+        } else {
+            let open = try tx.prepare(sql.open)
+            open.bind(1, seq).bind(2, m.id)
+            try open.run()
+            lazyStart = (seq, m.id)
+        }
+        recorded(Change(seq: seq, entity: "message", operation: .create, entityId: m.id, uid: m.uid, revision: nil, at: tx.now))
     }
 
     /// Notes a change written to the feed: its seq, and the change itself while the buffer has room.

@@ -452,6 +452,55 @@ def test_the_change_feed_covers_conversations_and_messages(store):
     assert all(c.revision is None for c in seen)
 
 
+def every_change(store, since=0, limit=1000) -> list:
+    out = []
+    while True:
+        page = store.changes(since=since, limit=limit)
+        if not page:
+            return out
+        out += page
+        since = page[-1].seq
+
+
+def test_sends_interleaved_with_other_writes_keep_the_feed_whole_and_in_order(store):
+    # Sends (which a SQLite store keeps as a lazy run, not feed rows) between every other kind of
+    # write: the feed read back equals what the subscriber was told, one change per seq, and every
+    # `since` and `limit` hands out exactly the changes after it.
+    seen = []
+    with store.subscribe(seen.extend):
+        a, b = store.conversations.create("Alice"), store.conversations.create("Bob")
+        sent = [a.send("one"), b.send("two"), a.receive("three"), a.send("four")]
+        art = store.articles.create(title="t", content="c")
+        sent += [b.send("five"), b.send("six")]
+        store.messages.delete(sent[1].id)  # a message of the open run
+        sent += [a.send("seven")]
+        a.receive("old", sent_at=datetime(2020, 1, 1, tzinfo=timezone.utc))  # not at its write's time
+        sent += [a.send("eight")]
+        store.messages.insert_many(b.id, [{"content": f"bulk {i}", "from_me": i % 2 == 0} for i in range(5)])
+        b.rename("Bob B.")
+        sent += [b.send("nine")]
+        draft = store.articles.edit(art.id)
+        draft.title = "t2"
+        draft.save()
+        sent += [a.send("ten"), a.send("eleven")]
+        b.delete()  # its messages (some of the open run) with it
+        sent += [a.send("twelve")]
+    assert len(seen) == 33
+    assert [c.seq for c in seen] == list(range(seen[0].seq, seen[0].seq + len(seen)))
+    assert every_change(store) == seen
+    for limit in (1, 2, 3, 7):
+        assert every_change(store, limit=limit) == seen
+    for k in range(len(seen)):
+        assert store.changes(since=seen[k].seq, limit=3) == seen[k + 1:k + 4]
+    assert store.last_change_seq() == seen[-1].seq
+    creates = {c.id: c for c in seen if c.entity == "message" and c.op == "create"}
+    for m in sent:
+        assert creates[m.id].uid == m.uid and creates[m.id].at == m.sent_at
+    ops = [(c.entity[0], c.op[0]) for c in seen]
+    assert ops == ([("c", "c")] * 2 + [("m", "c")] * 4 + [("a", "c")] + [("m", "c")] * 2 + [("m", "d")] + [("m", "c")] * 9
+                   + [("c", "u"), ("m", "c"), ("a", "u")] + [("m", "c")] * 2 + [("m", "d")] * 8 + [("c", "d"), ("m", "c")])
+
+
 def test_chat_survives_reopening_the_file(db_path):
     with nk.Store.open(db_path) as store:
         conv = store.conversations.create("Alice")

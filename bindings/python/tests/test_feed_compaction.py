@@ -17,6 +17,13 @@ def feed_rows(path: Path) -> int:
     return int(sqlite3.connect(path).execute("SELECT count(*) FROM feed").fetchone()[0])
 
 
+def lazy_run(path: Path) -> Tuple[Any, ...]:
+    """The open run of sends as `meta` keeps it: (first seq, first message id), or () when none is open."""
+    with sqlite3.connect(path) as db:
+        keys = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('feed_lazy_seq', 'feed_lazy_id')").fetchall())
+    return (keys["feed_lazy_seq"], keys["feed_lazy_id"]) if keys else ()
+
+
 def every_change(store: nk.Store, since: int = 0, limit: int = 1000) -> List[nk.Change]:
     out: List[nk.Change] = []
     while True:
@@ -39,7 +46,7 @@ def test_bulk_writes_record_a_few_feed_rows_and_hand_out_every_change(db_path: P
         arts = store.articles.create_many([{"title": f"t{i}", "content": "c"} for i in range(5_000)])
         conv = store.conversations.create("bulk")
         sent = store.messages.insert_many(conv.id, [{"content": f"m{i}", "from_me": i % 2 == 0} for i in range(10_000)])
-        assert feed_rows(db_path) == 3
+        assert feed_rows(db_path) == 2 and lazy_run(db_path) == (5_002, sent[0].id)  # the messages: the run of sends
         changes = every_change(store, limit=777)
         assert [(c.entity, c.op, c.id, c.uid) for c in changes] == (
             [("article", "create", a.id, a.uid) for a in arts] + [("conversation", "create", conv.id, conv.uid)]
@@ -267,3 +274,92 @@ def test_a_deleted_conversation_lists_its_messages_oldest_first_whatever_their_i
 
 def feed_rows_before(path: Path, seq: int) -> int:
     return int(sqlite3.connect(path).execute("SELECT count(*) FROM feed WHERE seq <= ?", (seq,)).fetchone()[0])
+
+
+# ---- the run of sends (see `LazySends` in Feed.swift) ------------------------------------------
+
+def test_sends_write_no_feed_row_and_the_next_other_write_writes_them(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        rows = feed_rows(db_path)
+        told: List[nk.Change] = []
+        with store.subscribe(told.extend):
+            sent = [conv.send(f"m{i}") for i in range(30)]
+            assert feed_rows(db_path) == rows and lazy_run(db_path) == (2, sent[0].id)
+            assert every_change(store, since=1) == told
+            conv.rename("d")  # closes the run: its sends become rows, one per instant
+            assert lazy_run(db_path) == ()
+            assert rows + 1 < feed_rows(db_path) <= rows + 31
+        assert every_change(store, since=1) == told
+        assert [(c.op, c.id, c.uid, c.at) for c in told[:30]] == [("create", m.id, m.uid, m.sent_at) for m in sent]
+        assert [c.seq for c in told] == list(range(2, 33))
+
+
+def test_an_open_run_of_sends_survives_reopening_and_is_read_by_other_handles(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        art = store.articles.create(title="t", content="c")
+        sent = [conv.send(f"m{i}") for i in range(5)]
+        before = every_change(store)
+    assert lazy_run(db_path) == (3, sent[0].id)
+    with nk.Store.open(db_path) as a, nk.Store.open(db_path) as b, nk.Store.open(db_path, read_only=True) as ro:
+        assert every_change(a) == every_change(ro) == before and ro.last_change_seq() == 7
+        more = [b.conversations.get(conv.id).send(f"n{i}") for i in range(3)]
+        got = every_change(a)
+        assert got[:7] == before and [(c.seq, c.id) for c in got[7:]] == [(8 + k, m.id) for k, m in enumerate(more)]
+        b.messages.delete(sent[2].id)  # another handle closes the run, then deletes one of its messages
+        a.articles.update(art.id, content="v2")
+        after = every_change(a)
+        assert after[:10] == got and [(c.seq, c.op) for c in after[10:]] == [(11, "delete"), (12, "update")]
+        assert every_change(b) == every_change(ro) == after
+        assert a.changes(since=9, limit=1) == after[9:10]
+
+
+def test_a_send_that_fails_half_way_leaves_the_run_as_it_was(db_path: Path) -> None:
+    # A send that fails after its row was tried (its uid is taken) rolls back with the write: the
+    # run and the feed are as before, and the next send takes the next seq.
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        first = conv.send("one")
+        before = every_change(store)
+        with pytest.raises(nk.ConflictError):
+            store.messages.insert_many(conv.id, [{"content": "x", "from_me": True, "uid": first.uid}])
+        with pytest.raises(nk.ConflictError):  # the first send of a run, refused
+            conv.rename("d")
+            store.messages.insert_many(conv.id, [{"content": "x", "from_me": True, "uid": first.uid}])
+        assert every_change(store)[:2] == before
+        nxt = conv.send("two")
+        assert [(c.seq, c.id) for c in every_change(store, since=store.last_change_seq() - 1)] == [(4, nxt.id)]
+
+
+def test_compaction_closes_the_run_and_keeps_every_sends_create(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        sent = [conv.send(f"m{i}") for i in range(10)]
+        conv.rename("d")
+        conv.rename("e")
+        sent += [conv.send(f"n{i}") for i in range(10)]
+        store.messages.delete(sent[12].id)
+        sent += [conv.send(f"o{i}") for i in range(5)]
+        full = every_change(store)
+        report = store.compact()
+        assert lazy_run(db_path) == () and report.horizon == store.last_change_seq() == full[-1].seq
+        compacted = every_change(store)
+        assert [(c.seq, c.entity, c.op, c.id, c.uid, c.revision) for c in compacted] == latest_per_record(full)
+        assert report.changes_removed == 3  # the conversation's create and first rename, the deleted message's create
+        later = conv.send("after")
+        assert [(c.seq, c.id) for c in store.changes(since=report.horizon)] == [(report.horizon + 1, later.id)]
+
+
+def test_a_message_taken_out_of_an_open_run_by_hand_is_a_corrupt_store_error(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        conv = store.conversations.create("c")
+        sent = [conv.send(f"m{i}") for i in range(4)]
+    with sqlite3.connect(db_path) as db:
+        db.execute("DELETE FROM messages WHERE id = ?", (sent[1].id,))
+    with nk.Store.open(db_path) as store:
+        assert [c.id for c in store.changes(limit=2)] == [conv.id, sent[0].id]
+        with pytest.raises(nk.CorruptStoreError, match="change feed is damaged"):
+            every_change(store)
+        with pytest.raises(nk.CorruptStoreError, match="change feed is damaged"):
+            store.articles.create(title="t", content="c")  # closing the run finds the gap

@@ -61,7 +61,9 @@ QUERIES = {
     "message count in a range": "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ?",
     "feed: the row holding since": f"SELECT {FEED} FROM feed WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
     "feed: rows after since": f"SELECT {FEED} FROM feed WHERE seq > ? ORDER BY seq",
-    "feed: newest seq": "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)",
+    "feed: newest seq": ("SELECT coalesce((SELECT value FROM meta WHERE key = 'feed_lazy_seq') - (SELECT value FROM meta WHERE key = 'feed_lazy_id')"
+                         " + (SELECT max(id) FROM messages), (SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)))"),
+    "feed: the run of sends from a seq": "SELECT id, sent_at FROM messages WHERE id >= ? ORDER BY id",
     "feed: tombstones after a seq": f"SELECT {FEED} FROM feed INDEXED BY feed_deletes WHERE kind = ? AND kind >= 6 AND seq > ? ORDER BY seq",
     "feed: uid of a change's record": "SELECT uid FROM messages WHERE id = ?",
 }

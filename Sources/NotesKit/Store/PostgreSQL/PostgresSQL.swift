@@ -47,6 +47,9 @@ extension StoreSQL {
         // The whole store's newest seq (kept by a trigger): a role numbers its changes after
         // every other role's, which it cannot see.
         sql.feed.lastSeq = "SELECT seq FROM feed_head"
+        // Every change is a feed row as it is made (the trigger keeping `feed_head`, and the
+        // wake-ups of other roles and hosts, follow the rows): no lazy run of sends.
+        sql.feed.lazy = nil
         sql.feed.deletesAfter = "SELECT \(feed) FROM feed WHERE kind = $1 AND kind >= 6 AND seq > $2 ORDER BY seq"
         sql.feed.uidsByIDs = ["articles", "conversations", "messages"].map {
             "SELECT id, uid FROM \($0) WHERE id = ANY(string_to_array($1, ',')::bigint[])"
