@@ -28,6 +28,12 @@ enum Feed {
 
     /// The seq of the newest change, 0 for a store without any. O(log n).
     static func lastSeq(_ db: Connection) throws -> Int64 {
+        try Store.scalar(db, db.sql.feed.lazy?.lastSeq ?? db.sql.feed.lastSeq)
+    }
+
+    /// The last seq of the newest row: ``lastSeq(_:)`` where no run of sends is open (in a write
+    /// transaction that closed it). O(log n).
+    static func lastRowSeq(_ db: Connection) throws -> Int64 {
         try Store.scalar(db, db.sql.feed.lastSeq)
     }
 
@@ -328,12 +334,18 @@ enum LazySends {
     static let idKey = "feed_lazy_id"
     static let kind = Feed.kind("message", .create)!
 
+    /// The open run's first seq and first message id, and the highest message id; nil when no
+    /// run is open. O(log n).
+    static func head(_ db: Connection, _ sql: StoreSQL.SendRun) throws -> (seq: Int64, id: Int64, maxId: Int64)? {
+        let stmt = try db.prepare(sql.head)
+        defer { stmt.reset() }
+        guard try stmt.step() else { return nil }
+        return (stmt.int64(0), stmt.int64(1), stmt.int64(2))
+    }
+
     /// The open run's first seq and first message id, or nil.
     static func start(_ db: Connection, _ sql: StoreSQL.SendRun) throws -> (seq: Int64, id: Int64)? {
-        let stmt = try db.prepare(sql.start)
-        defer { stmt.reset() }
-        guard try stmt.step(), let seq = stmt.optionalInt64(0), let id = stmt.optionalInt64(1) else { return nil }
-        return (seq, id)
+        try head(db, sql).map { ($0.seq, $0.id) }
     }
 
     /// Calls `body(seq, id, sentAt)` for each change of the run from seq `from` on, in order,

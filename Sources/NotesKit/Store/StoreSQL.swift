@@ -246,7 +246,8 @@ struct StoreSQL: Sendable {
 
     /// Table `feed`: the change feed, one row per run of changes (see ``Feed``).
     struct FeedTable: Sendable {
-        /// Returns: 0 the last seq of the newest row (no row: an empty feed).
+        /// Returns: 0 the last seq of the newest row (no row: an empty feed). Where the feed has a
+        /// run of sends (``lazy``), its changes come after: see ``SendRun/lastSeq``.
         var lastSeq: String
         /// Binds: 1 seq. Returns: the feed row starting at or before it (the newest such).
         var rowAtOrBefore: String
@@ -274,8 +275,11 @@ struct StoreSQL: Sendable {
     /// The run of sends the feed does not write row by row: `meta` keeps where it starts
     /// (see ``LazySends``).
     struct SendRun: Sendable {
-        /// Returns: 0 the run's first seq, 1 its first message id (both NULL: no open run).
-        var start: String
+        /// Returns: 0 the newest seq, the run's included (``FeedTable/lastSeq`` counts rows only).
+        var lastSeq: String
+        /// Returns, only while a run is open: 0 its first seq, 1 its first message id, 2 the
+        /// highest message id.
+        var head: String
         /// Binds: 1 first seq, 2 first message id. Opens the run.
         var open: String
         /// Closes the run (its changes are written as feed rows first).

@@ -93,7 +93,6 @@ final class FeedRecorder: WriteObserver {
     private let lazy: Bool
     /// The open run's start, once read or opened in a lazy transaction.
     private var lazyStart: (seq: Int64, id: Int64)?
-    private var lazyStartRead = false
 
     init(lazy: Bool) { self.lazy = lazy }
 
@@ -129,7 +128,7 @@ final class FeedRecorder: WriteObserver {
 
     /// The seq the `n`-th change recorded from now on gets (1: the next one).
     func upcomingSeq(_ n: Int, _ tx: WriteContext) throws -> Int64 {
-        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
+        try readSeq(tx)
         return nextSeq + Int64(n) - 1
     }
 
@@ -141,7 +140,7 @@ final class FeedRecorder: WriteObserver {
         guard let kind = Feed.kind(entity, operation), !lazy else {
             throw NotesError(.internalError, "no feed kind for \(entity) \(operation) in this transaction")
         }
-        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
+        try readSeq(tx)
         let seq = nextSeq
         nextSeq += 1
         let at = tx.now.milliseconds
@@ -150,16 +149,25 @@ final class FeedRecorder: WriteObserver {
         recorded(Change(seq: seq, entity: entity, operation: operation, entityId: id, uid: uid, revision: revision, at: tx.now))
     }
 
+    /// Reads the seq of the transaction's first change, once: after the newest row's (the run of
+    /// sends was closed when the transaction began, or there is none), or, in a lazy transaction
+    /// with an open run, after its newest message's.
+    private func readSeq(_ tx: WriteContext) throws {
+        guard nextSeq == 0 else { return }
+        if lazy, let sql = tx.connection.sql.feed.lazy, let head = try LazySends.head(tx.connection, sql) {
+            lazyStart = (head.seq, head.id)
+            nextSeq = head.seq &+ (head.maxId &- head.id) &+ 1
+        } else {
+            nextSeq = try Feed.lastRowSeq(tx.connection) + 1
+        }
+    }
+
     /// Records the create of message `m` in the open run of sends, opening it when none is.
     private func recordLazily(_ tx: WriteContext, _ m: Message) throws {
         guard let sql = tx.connection.sql.feed.lazy, m.sentAt == tx.now else {
             throw NotesError(.internalError, "a lazy feed write of message \(m.id) not sent at its write's time")
         }
-        if nextSeq == 0 { nextSeq = try Feed.lastSeq(tx.connection) + 1 }
-        if !lazyStartRead {
-            lazyStart = try LazySends.start(tx.connection, sql)
-            lazyStartRead = true
-        }
+        try readSeq(tx)
         let seq = nextSeq
         nextSeq += 1
         if let start = lazyStart {

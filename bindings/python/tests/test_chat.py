@@ -418,6 +418,7 @@ def test_a_store_from_before_plain_message_ids_keeps_its_deleted_ids_given_out(d
     with nk.Store.open(db_path) as store:
         conv = store.conversations.create("Alice")
         sent = [conv.send(f"m{i}") for i in range(3)]
+        conv.rename("Alice")  # closes the run of sends: feed rows, as an older NotesKit wrote them
     with sqlite3.connect(db_path) as db:  # as before migration 0008: AUTOINCREMENT's counter says 3 ids were given out
         db.execute("DELETE FROM messages WHERE id = ?", (sent[2].id,))
         db.execute("DELETE FROM meta WHERE key = 'message_id_floor'")
@@ -497,7 +498,7 @@ def test_sends_interleaved_with_other_writes_keep_the_feed_whole_and_in_order(st
     for m in sent:
         assert creates[m.id].uid == m.uid and creates[m.id].at == m.sent_at
     ops = [(c.entity[0], c.op[0]) for c in seen]
-    assert ops == ([("c", "c")] * 2 + [("m", "c")] * 4 + [("a", "c")] + [("m", "c")] * 2 + [("m", "d")] + [("m", "c")] * 9
+    assert ops == ([("c", "c")] * 2 + [("m", "c")] * 4 + [("a", "c")] + [("m", "c")] * 2 + [("m", "d")] + [("m", "c")] * 8
                    + [("c", "u"), ("m", "c"), ("a", "u")] + [("m", "c")] * 2 + [("m", "d")] * 8 + [("c", "d"), ("m", "c")])
 
 

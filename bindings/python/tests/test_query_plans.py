@@ -61,7 +61,10 @@ QUERIES = {
     "message count in a range": "SELECT count(*) FROM messages WHERE conversation_id = ? AND sent_at >= ? AND sent_at < ?",
     "feed: the row holding since": f"SELECT {FEED} FROM feed WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
     "feed: rows after since": f"SELECT {FEED} FROM feed WHERE seq > ? ORDER BY seq",
-    "feed: newest seq": ("SELECT coalesce((SELECT value FROM meta WHERE key = 'feed_lazy_seq') - (SELECT value FROM meta WHERE key = 'feed_lazy_id')"
+    "feed: newest seq": "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)",
+    "feed: the run of sends' start and newest id": ("SELECT s.value, i.value, (SELECT max(id) FROM messages) FROM meta s, meta i"
+                                                    " WHERE s.key = 'feed_lazy_seq' AND i.key = 'feed_lazy_id'"),
+    "feed: newest seq, the run of sends included": ("SELECT coalesce((SELECT value FROM meta WHERE key = 'feed_lazy_seq') - (SELECT value FROM meta WHERE key = 'feed_lazy_id')"
                          " + (SELECT max(id) FROM messages), (SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)))"),
     "feed: the run of sends from a seq": "SELECT id, sent_at FROM messages WHERE id >= ? ORDER BY id",
     "feed: tombstones after a seq": f"SELECT {FEED} FROM feed INDEXED BY feed_deletes WHERE kind = ? AND kind >= 6 AND seq > ? ORDER BY seq",
@@ -95,6 +98,8 @@ def test_every_query_seeks_an_index_and_never_scans_a_table_or_sorts(store_path:
     for name, lines in plans(store_path).items():
         assert not any("TEMP B-TREE" in line for line in lines), (name, lines)
         for line in lines:
+            if line == "SCAN CONSTANT ROW":
+                continue  # a SELECT of scalar subqueries, no table (each subquery's plan is checked)
             if line.startswith("SCAN"):
                 # Only ordered walks that stop at a LIMIT (or read a whole list on purpose: drafts
                 # by id, a search walk that stops when the page is full, a first page of search read

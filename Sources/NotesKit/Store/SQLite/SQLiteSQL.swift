@@ -94,12 +94,7 @@ extension StoreSQL {
                 newestFirst: Keyset(select: "SELECT \(message) FROM messages", key: "sent_at", filters: ["conversation_id = ?"])
             ),
             feed: FeedTable(
-                // The newest row's last seq, or, while a run of sends is open, the seq of its
-                // newest message (message id − first id + first seq).
-                lastSeq: """
-                    SELECT coalesce((SELECT value FROM meta WHERE key = '\(LazySends.seqKey)') - (SELECT value FROM meta WHERE key = '\(LazySends.idKey)')
-                        + (SELECT max(id) FROM messages), (SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)))
-                    """,
+                lastSeq: "SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)",
                 rowAtOrBefore: "SELECT \(feed) FROM feed WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
                 rowsAfter: "SELECT \(feed) FROM feed WHERE seq > ? ORDER BY seq",
                 deletesAfter: "SELECT \(feed) FROM feed INDEXED BY feed_deletes WHERE kind = ? AND kind >= 6 AND seq > ? ORDER BY seq",
@@ -109,7 +104,16 @@ extension StoreSQL {
                 delete: "DELETE FROM feed WHERE seq = ?",
                 uidsByIDs: ["articles", "conversations", "messages"].map { "SELECT id, uid FROM \($0) WHERE id\(inList)" },
                 lazy: StoreSQL.SendRun(
-                    start: "SELECT (SELECT value FROM meta WHERE key = '\(LazySends.seqKey)'), (SELECT value FROM meta WHERE key = '\(LazySends.idKey)')",
+                    // While a run is open, the seq of its newest message (message id − first id +
+                    // first seq), else the newest row's last seq.
+                    lastSeq: """
+                        SELECT coalesce((SELECT value FROM meta WHERE key = '\(LazySends.seqKey)') - (SELECT value FROM meta WHERE key = '\(LazySends.idKey)')
+                            + (SELECT max(id) FROM messages), (SELECT last_seq FROM feed WHERE seq = (SELECT max(seq) FROM feed)))
+                        """,
+                    head: """
+                        SELECT s.value, i.value, (SELECT max(id) FROM messages) FROM meta s, meta i
+                            WHERE s.key = '\(LazySends.seqKey)' AND i.key = '\(LazySends.idKey)'
+                        """,
                     open: "INSERT INTO meta(key, value) VALUES ('\(LazySends.seqKey)', ?), ('\(LazySends.idKey)', ?)",
                     close: "DELETE FROM meta WHERE key IN ('\(LazySends.seqKey)', '\(LazySends.idKey)')",
                     messagesFrom: "SELECT id, sent_at FROM messages WHERE id >= ? ORDER BY id"
