@@ -7,9 +7,9 @@ Both files are in WAL mode with synchronous=FULL (our default, ``durability="dur
 returned send survives a power cut). The peer is the chat benchmark's: the tables and indexes of
 migration 0002 (messages with AUTOINCREMENT, the uid index and ``messages_history``), one
 ``INSERT`` + ``COMMIT`` per message, its uid from ``uuid4``. Our send also writes what the peer
-has no part of: the change feed row, the conversation's last activity (and its place in the
-list: ``conversations_recent``), the ``messages_newest`` index that message search and ``select``
-walk; its search postings wait in the pending set (see ``SearchIndex+Pending.swift``), which the
+has no part of: the conversation's last activity (and its place in the list:
+``conversations_recent``), the ``messages_newest`` index that message search and ``select`` walk
+(the change feed writes no row for a send: it keeps the run of sends in ``meta``, see the README); its search postings wait in the pending set (see ``SearchIndex+Pending.swift``), which the
 next search folds into the index (a send folds only once 4 096 messages are pending). The last
 line prints what that fold costs the search that does it, and per send.
 
