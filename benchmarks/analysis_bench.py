@@ -13,10 +13,17 @@ theirs with ``@measurement(...)``. ``--only WORD`` runs the rows whose name cont
 
     .venv/bin/python benchmarks/analysis_bench.py --messages 20000   # a quick check
     .venv/bin/python benchmarks/analysis_bench.py                    # the issue's size
+    .venv/bin/python benchmarks/analysis_bench.py --keep /tmp/ab --only search   # build once, then reuse
+
+With ``--keep FOLDER`` the stores are built there once and reused by later runs (``built.json``
+says what they hold): two freshly built stores differ in page layout, and a small read's peer
+swings with it, so comparing commits or plans means timing the same files. A reused store holds
+what the earlier runs left (rows that write, ``delete_many``, change it alike on both sides).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -195,6 +202,22 @@ for _name, _goal, _peer, _prepare, _number in _SEARCH_ROWS:
 
 # ---- Building the stores and running ---------------------------------------------------------------
 
+def reuse(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> Optional[Context]:
+    """The stores an earlier run built in ``folder`` (``--keep``), or None when there are none."""
+    marker = folder / "built.json"
+    if not marker.exists():
+        return None
+    built = json.loads(marker.read_text())
+    if (built["messages"], built["conversations"]) != (n_messages, n_conversations):
+        raise SystemExit(f"{folder} holds stores of {built['messages']} messages in {built['conversations']} "
+                         "conversations: pass those, or another --keep folder")
+    store = nk.Store.open(folder / "ours.db")
+    peer_path = folder / "peer.db"
+    peer = sqlite3.connect(peer_path, isolation_level=None, check_same_thread=False)
+    conversations = [store.conversations.get(cid) for cid in built["conversation_ids"]]
+    return Context(folder, store, peer, peer_path, conversations, n_messages, rounds)
+
+
 def build(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> Context:
     rng = random.Random(20261130)
     store = nk.Store.open(folder / "ours.db")
@@ -226,6 +249,8 @@ def build(folder: Path, n_messages: int, n_conversations: int, rounds: int) -> C
     store.close()
     store = nk.Store.open(folder / "ours.db")
     conversations = [store.conversations.get(c.id) for c in conversations]
+    (folder / "built.json").write_text(json.dumps({"messages": n_messages, "conversations": n_conversations,
+                                                   "conversation_ids": [c.id for c in conversations]}))
     # Ids are equal on both sides: the peer got ours.
     return Context(folder, store, peer, peer_path, conversations, n_messages, rounds)
 
@@ -236,7 +261,8 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=50, help="conversations (default 50)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per measurement (default 5)")
     parser.add_argument("--only", default=None, help="run only the measurements whose name contains this")
-    parser.add_argument("--keep", type=Path, default=None, help="build the stores in this folder and keep them")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="build the stores in this folder and keep them; reuse them if an earlier run built them there")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="analysis-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -250,8 +276,12 @@ def main() -> None:
 def run(folder: Path, n_messages: int, n_conversations: int, rounds: int, only: Optional[str]) -> None:
     print(f"analysis benchmark: {n_messages} messages in {n_conversations} conversations "
           f"(load average {os.getloadavg()[0]:.2f} before building)")
-    ctx = build(folder, n_messages, n_conversations, rounds)
-    print(f"built (load average {os.getloadavg()[0]:.2f})")
+    ctx = reuse(folder, n_messages, n_conversations, rounds)
+    if ctx is None:
+        ctx = build(folder, n_messages, n_conversations, rounds)
+        print(f"built (load average {os.getloadavg()[0]:.2f})")
+    else:
+        print(f"reusing the stores in {folder} (load average {os.getloadavg()[0]:.2f})")
     print(f"{'measurement':44} {'noteskit':>12} {'peer':>12}  {'ratio':>7}  {'load':>5}  goal  (peer)")
     for m in MEASUREMENTS:
         if only and only not in m.name:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import heapq
+import json
 import itertools
 import re
 import sqlite3
@@ -37,7 +38,9 @@ Pair = Tuple[Callable[[], object], Callable[[], object]]
 
 def _with_articles(ctx: Any) -> None:
     """Adds one article for every 20 messages to both sides (once), and the rare word to a few records."""
-    if getattr(ctx, "_search_articles", False):
+    marker = ctx.folder / "built.json"  # (stores kept by an earlier run, analysis_bench --keep, have them)
+    built = json.loads(marker.read_text()) if marker.exists() else {}
+    if getattr(ctx, "_search_articles", False) or built.get("search_articles"):
         return
     ctx._search_articles = True
     from datetime import datetime, timedelta, timezone
@@ -59,6 +62,8 @@ def _with_articles(ctx: Any) -> None:
                                                        "sent_at": base + timedelta(minutes=k * 997)} for k in range(3)]):
         ctx.peer.execute("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (m.id, m.uid, conv.id, m.content, 0, int(m.sent_at.timestamp() * 1000), None))
+    if marker.exists():
+        marker.write_text(json.dumps({**built, "search_articles": True}))
 
 
 def _search_pair(ctx: Any, query: str) -> Pair:
