@@ -150,6 +150,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     private let pattern: Pattern
     private let prefilter: Prefilter?
     private let fields: [(field: UInt64, column: Int32)]
+    /// The target's ``SearchTarget/walk`` and ``SearchTarget/idWalk``, built once (the scan
+    /// compares each row's position in the walk's order).
+    private let keyset: Keyset
+    private let idKeyset: Keyset
     private var builder = KeyBuilder()
     /// The hits found.
     private(set) var sink: Sink
@@ -193,6 +197,8 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         pattern = Pattern(query.key)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
+        keyset = target.walk
+        idKeyset = target.idWalk
         if let filter = db.sql.searchFilter, !query.isEmpty {
             let columns = target.index.columns
             let names = target.fields.compactMap { field in columns.first { $0.field == field.field }?.name }
@@ -440,7 +446,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         // A first page's scan, and the scan that goes on where it stopped, read in rowid order.
         // (Not where a statement is a round trip that sends all its rows: PostgreSQL's heap has
         // no rowid order to gain, and the read would have no LIMIT.)
-        let rowidOrder = position == nil ? rowid == nil && !fewStatements && target.walk.filters.isEmpty && target.walk.range == .all
+        let rowidOrder = position == nil ? rowid == nil && !fewStatements && keyset.filters.isEmpty && keyset.range == .all
             : position == rowid?.stopped
         if rowidOrder {
             if case .inOrder(let stopped) = try scanInRowidOrder(budget: budget) { return stopped }
@@ -450,14 +456,14 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             return try scan(after: nil, budget: budget.map { $0 == Int.max ? $0 : $0 + scanned })
         }
         if let serverFilter {
-            var walk = target.walk
+            var walk = keyset
             walk.textFilter = serverFilter
             return try scanFiltered(walk, after: position, budget: budget)
         }
         var read = 0
         // No more rows than the budget (an empty query matches every row: a page's worth).
         let most = budget.map { $0 == Int.max ? nil : $0 } ?? (query.isEmpty ? limit + 1 : nil)
-        for stmt in try target.walk.statements(db, after: position, limit: most) {
+        for stmt in try keyset.statements(db, after: position, limit: most) {
             defer { stmt.reset() }
             while try stmt.step() {
                 check(stmt)
@@ -518,30 +524,39 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// ``scan(after:budget:)``: `stopped` is the position where the budget ran out, from which a
     /// later call goes on reading the same statement (the probe's rows are not read twice).
     private mutating func scanInRowidOrder(budget: Int?) throws -> RowidScan {
-        if rowid == nil { rowid = RowidWalk(stmt: try target.walk.rowidOrderStatement(db)) }
+        if rowid == nil {
+            // SQLite checks each row in the statement (``ScanFilter``) and sends those that may
+            // match, and those where the order is checked or the budget runs out.
+            let filter = ScanFilter(keyset, prefilter: query.isEmpty ? nil : prefilter)
+            let columns = target.index.columns
+            let texts = fields.compactMap { field in columns.first { $0.field == field.field }?.name }
+            let stmt = try keyset.rowidOrderStatement(
+                db, where: "nk_scan_row(?, \(keyset.id), \(keyset.key), \(texts.joined(separator: ", ")))")
+            stmt.bind(1, scanFilter: filter)
+            rowid = RowidWalk(stmt: stmt, filter: filter)
+        }
         guard var walk = rowid else { return .outOfOrder }
         defer { rowid = walk }
+        let filter = walk.filter
         walk.stopped = nil
-        var spent = 0
+        let start = filter.read
+        defer { scanned += filter.read - start }
+        filter.stopAt = budget.map { $0 > Int.max - start ? Int.max : start + $0 } ?? Int.max
         while try walk.stmt.step() {
+            if filter.outOfOrder { return .outOfOrder }
             let here = target.position(walk.stmt)
-            if let last = walk.last, !target.walk.precedes(last, here) { return .outOfOrder }
-            walk.last = here
             check(walk.stmt)
-            walk.read += 1
-            scanned += 1
-            spent += 1
-            let full = sink.count > limit, out = budget.map { spent >= $0 } ?? false
+            let full = sink.count > limit, out = filter.read >= filter.stopAt
             // Checked at the end, and early on (rows 16, 128, 1 024, …): ids that do not follow
             // the keys (records imported one conversation at a time) cost a few rows.
-            if full || out || walk.read == walk.nextCheck {
-                guard try target.idWalk.id(ofRow: walk.read, db) == here.id else { return .outOfOrder }
+            if full || out || filter.read == filter.nextCheck {
+                guard try idKeyset.id(ofRow: filter.read, db) == here.id else { return .outOfOrder }
                 if full { return .inOrder(stopped: nil) }
                 if out {
                     walk.stopped = here
                     return .inOrder(stopped: here)
                 }
-                while walk.nextCheck <= walk.read { walk.nextCheck *= 8 }
+                while filter.nextCheck <= filter.read { filter.nextCheck *= 8 }
             }
         }
         return .inOrder(stopped: nil)  // every row, each after the one before
@@ -550,12 +565,10 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
     /// The rowid-order scan of a first page, kept open from the probe to the plan's scan.
     private struct RowidWalk {
         let stmt: Statement
-        /// Rows read, the position of the last one, and where the last call's budget ran out.
-        var read = 0
-        var last: CursorCodec.Position?
+        /// Counts the rows read and checks their order (see ``ScanFilter``).
+        let filter: ScanFilter
+        /// Where the last call's budget ran out.
         var stopped: CursorCodec.Position?
-        /// The next row number at which the order is checked.
-        var nextCheck = 16
     }
 
     private enum RowidScan {
@@ -666,7 +679,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         } else if Double(candidates.count) * SearchCost.sortKey <= walk {
             var keyed: [(key: Int64, id: Int64)] = []
             keyed.reserveCapacity(candidates.count)
-            let order = target.walk
+            let order = keyset
             // Search order: `before(a, b)`: a comes first.
             func before(_ a: (key: Int64, id: Int64), _ b: (key: Int64, id: Int64)) -> Bool {
                 order.precedes(.init(key: a.key, id: a.id), .init(key: b.key, id: b.id))
@@ -687,7 +700,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             let maxId = candidates[candidates.count - 1]
             var bits = [UInt64](repeating: 0, count: Int(maxId >> 6) + 1)
             for id in candidates where id >= 0 { bits[Int(id >> 6)] |= 1 << UInt64(id & 63) }
-            for walk in try target.idWalk.statements(db, after: position) {
+            for walk in try idKeyset.statements(db, after: position) {
                 defer { walk.reset() }
                 while try walk.step() {
                     let id = walk.int64(0)
@@ -711,7 +724,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         // The candidates' rows that may match, checked on the server (``serverFilter``) and sent
         // up to the hits the page still needs (see ``scanFiltered(_:after:budget:)``).
         func rows(_ ids: some Sequence<Int64>, after position: CursorCodec.Position?) throws -> Bool {
-            var walk = target.walk
+            var walk = keyset
             walk.ids = ids.map(String.init).joined(separator: ",")
             walk.textFilter = serverFilter
             _ = try scanFiltered(walk, after: position, budget: nil)
@@ -731,7 +744,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         }
         if keyed {
             var ordered: [Int64] = []
-            var walk = target.idWalk
+            var walk = idKeyset
             walk.ids = candidates.map(String.init).joined(separator: ",")
             for stmt in try walk.statements(db, after: position) {
                 defer { stmt.reset() }
@@ -749,7 +762,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         while true {
             var ordered: [Int64] = []
             var read = 0, full = false
-            for stmt in try target.idWalk.statements(db, after: position, limit: page) {
+            for stmt in try idKeyset.statements(db, after: position, limit: page) {
                 defer { stmt.reset() }
                 var got = 0
                 while try stmt.step() {
@@ -838,6 +851,47 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             result = Postings.union(result, ids)
         }
         return result
+    }
+}
+
+/// What a search's rowid-order scan has SQLite check on each row, in the statement, before the
+/// row is sent (the SQL function `nk_scan_row`, see ``SQLiteConnection``): it counts the rows
+/// read, checks that each follows the one before in the walk's order, and tells whether the row
+/// may match (the query's ``Prefilter``, on each text searched; no prefilter: every row may).
+/// Sent are the rows that may match, the row out of order (``outOfOrder``: the scan stops), and
+/// the rows numbered ``nextCheck`` and ``stopAt``, where the scan checks its order against the
+/// key's index and its budget runs out. Every other row costs a function call instead of its
+/// columns and a step out of SQLite and back; the rows sent are checked in full as before.
+final class ScanFilter {
+    /// The walk whose order the rows must follow.
+    let walk: Keyset
+    let prefilter: Prefilter?
+    /// Rows read so far, and the position (key, id) of the last one.
+    private(set) var read = 0
+    private var last: CursorCodec.Position?
+    private(set) var outOfOrder = false
+    /// The next row number at which the scan checks the order.
+    var nextCheck = 16
+    /// The row number at which the budget runs out.
+    var stopAt = Int.max
+
+    init(_ walk: Keyset, prefilter: Prefilter?) {
+        self.walk = walk
+        self.prefilter = prefilter
+    }
+
+    /// Whether the row with `id`, sort key `key` and the texts searched is sent.
+    func keep(id: Int64, key: Int64, _ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>?) -> Bool {
+        read += 1
+        let here = CursorCodec.Position(key: key, id: id)
+        if let last, !walk.precedes(last, here) {
+            outOfOrder = true
+            return true
+        }
+        last = here
+        if read == nextCheck || read >= stopAt { return true }
+        guard let prefilter else { return true }
+        return prefilter.mayMatch(first) || (second.map { prefilter.mayMatch($0) } ?? false)
     }
 }
 

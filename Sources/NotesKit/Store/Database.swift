@@ -134,6 +134,14 @@ final class Connection: @unchecked Sendable {
     /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws { try database.execute(sql) }
 
+    /// Runs one statement that returns no rows and runs on every read (a read snapshot's BEGIN
+    /// and COMMIT): on SQLite prepared once and cached (parsing it again cost a short search a few
+    /// per cent of its time), elsewhere sent as ``execute(_:)`` sends it.
+    func executeOften(_ sql: String) throws {
+        guard database is SQLiteConnection else { return try execute(sql) }
+        try prepare(sql).run()
+    }
+
     /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
     func prepare(_ sql: String) throws -> Statement {
         if let cached = sql == lastSQL ? last : remembered(sql) {
@@ -259,6 +267,17 @@ final class Statement {
     @discardableResult
     func bind(_ index: Int32, _ value: String?) -> Statement {
         binding { try other.bind(index, text: value) }
+    }
+
+    /// Binds a scan's row filter, for SQLite's `nk_scan_row` (see ``ScanFilter``); the filter
+    /// must outlive the statement's steps. Another backend has no such function: the next `step`
+    /// fails.
+    @discardableResult
+    func bind(_ index: Int32, scanFilter: ScanFilter) -> Statement {
+        binding {
+            guard let s = lite else { throw NotesError(.internalError, "a scan filter runs only in SQLite") }
+            s.bind(index, scanFilter: scanFilter)
+        }
     }
 
     @discardableResult

@@ -63,9 +63,10 @@ struct Keyset: Sendable {
     /// the walk is), in the same range: the walk's own order when the table's ids follow its keys,
     /// as they do for records written in time order, read without a lookup from the key's index
     /// per row. The caller checks the order as it reads (see ``id(ofRow:_:)``). Only for a walk
-    /// without filters, whose `id` is the rowid.
-    func rowidOrderStatement(_ db: Connection) throws -> Statement {
-        try statement(db, .rowid, nil, limit: nil)
+    /// without filters, whose `id` is the rowid. With a `condition` (SQL whose one `?` parameter
+    /// is parameter 1, bound by the caller), only the rows that hold it.
+    func rowidOrderStatement(_ db: Connection, where condition: String? = nil) throws -> Statement {
+        try statement(db, .rowid, nil, limit: nil, condition: condition)
     }
 
     /// The id of row `n` (1-based) of the walk from the start, or nil when it has fewer rows.
@@ -109,9 +110,9 @@ struct Keyset: Sendable {
     }
 
     private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?,
-                           offset: Int? = nil, window: Int? = nil) throws -> Statement {
+                           offset: Int? = nil, window: Int? = nil, condition: String? = nil) throws -> Statement {
         let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
-        var conditions = filters
+        var conditions = (condition.map { [$0] } ?? []) + filters
         if ids != nil { conditions.append(id + db.sql.articleIndex.idIn) }
         if range.since != nil { conditions.append("\(key) >= ?") }
         if range.until != nil { conditions.append("\(key) < ?") }
@@ -141,7 +142,7 @@ struct Keyset: Sendable {
         }
         sql += "\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")"
         let stmt = try db.prepare(sql)
-        var i: Int32 = 1
+        var i: Int32 = condition == nil ? 1 : 2
         func bind(_ value: Int64) {
             stmt.bind(i, value)
             i += 1

@@ -177,7 +177,7 @@ public final class Store: Sendable {
             do {
                 let result = try body(db, snapshot)
                 db.finishStatements()
-                if snapshot.begun { try db.execute(db.sql.exchange.endSnapshot) }
+                if snapshot.begun { try db.executeOften(db.sql.exchange.endSnapshot) }
                 return result
             } catch {
                 db.finishStatements()
@@ -347,7 +347,7 @@ final class ReadSnapshot {
     /// Begins the snapshot, unless it has begun.
     func begin() throws {
         guard !begun else { return }
-        try db.execute(db.sql.exchange.beginSnapshot)
+        try db.executeOften(db.sql.exchange.beginSnapshot)
         begun = true
     }
 }

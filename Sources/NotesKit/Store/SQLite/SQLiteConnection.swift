@@ -28,6 +28,36 @@ final class SQLiteConnection: DatabaseConnection {
         db = handle
         isInMemory = path == ":memory:"
         sqlite3_extended_result_codes(db, 1)
+        Self.addScanFilterFunction(db)
+    }
+
+    /// The pointer type of a bound ``ScanFilter`` (a literal in the binary: SQLite keeps the pointer).
+    static var scanFilterType: UnsafePointer<CChar> {
+        UnsafeRawPointer(("nk_scan_filter" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Adds the SQL function `nk_scan_row(filter, id, key, text[, text])`: whether a scan's row
+    /// comes back, as the bound ``ScanFilter`` decides from the row's id, sort key and searched
+    /// texts (a search's rowid-order scan). Not for use in triggers or views.
+    private static func addScanFilterFunction(_ db: OpaquePointer) {
+        let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, values in
+            guard let values, count == 4 || count == 5,
+                  let raw = sqlite3_value_pointer(values[0], SQLiteConnection.scanFilterType) else {
+                sqlite3_result_error(context, "nk_scan_row takes a bound scan filter, an id, a key and one or two texts", -1)
+                return
+            }
+            func text(_ value: OpaquePointer?) -> UnsafeBufferPointer<UInt8> {
+                guard let p = sqlite3_value_text(value) else { return UnsafeBufferPointer(start: nil, count: 0) }
+                return UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(value)))
+            }
+            let filter = Unmanaged<ScanFilter>.fromOpaque(raw).takeUnretainedValue()
+            let keep = filter.keep(id: sqlite3_value_int64(values[1]), key: sqlite3_value_int64(values[2]), text(values[3]),
+                                   count == 5 ? text(values[4]) : nil)
+            sqlite3_result_int(context, keep ? 1 : 0)
+        }
+        // (Registering a function on a connection just opened fails only out of memory: the
+        // scan's statement then fails to prepare, naming the function.)
+        _ = sqlite3_create_function_v2(db, "nk_scan_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, nil, function, nil, nil, nil)
     }
 
     /// No wake-ups: a SQLite file's subscribers get the commits of their own handle.
@@ -205,6 +235,11 @@ struct SQLiteStatement: DatabaseStatement {
         // An empty blob still needs a non-NULL pointer, or SQLite stores NULL.
         let rc = sqlite3_bind_blob64(raw, index, bytes.baseAddress ?? UnsafeRawPointer(emptyCString), UInt64(bytes.count), csqlite_transient())
         if rc != SQLITE_OK { throw bindError(rc) }
+    }
+
+    /// A scan filter for `nk_scan_row` (see ``SQLiteConnection``), not retained.
+    func bind(_ index: Int32, scanFilter: ScanFilter) {
+        sqlite3_bind_pointer(raw, index, Unmanaged.passUnretained(scanFilter).toOpaque(), SQLiteConnection.scanFilterType, nil)
     }
 
     /// A uid as its 16 bytes (a BLOB): see ``Statement/bind(_:uid:)``.
