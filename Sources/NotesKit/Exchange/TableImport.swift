@@ -59,7 +59,7 @@ extension Store {
         try options.check(for: .json)  // the options a JSON file takes: none of the format-specific ones
         return try importing { writer in
             let importer = try Importer(writer: writer, options: options)
-            let ahead = TableReadAhead(next)
+            let ahead = TableReadAhead(for: self, next)
             defer { ahead.stop() }
             var line = 0
             while let rows = try ahead.next() {
@@ -78,14 +78,19 @@ extension Store {
 /// next starts, so one thread at a time calls the reader, in order), as ``JSONLines/ReadAhead``
 /// reads a JSON Lines file. At most two batches are in memory: the one written, the one read.
 ///
+/// The reading thread works for the import's call (``Store/helping(_:)``): a progress callback it
+/// runs that calls the store gets an error, as it would on the writer's thread, not a deadlock.
+///
 /// `@unchecked Sendable`: `made` is written by the reading thread and read by the writer only after
 /// joining it.
 final class TableReadAhead: @unchecked Sendable {
+    private let store: Store
     private let read: @Sendable () throws -> [TableRow]?
     private var made: Result<[TableRow]?, any Error> = .success(nil)
     private var thread: pthread_t?
 
-    init(_ read: @escaping @Sendable () throws -> [TableRow]?) {
+    init(for store: Store, _ read: @escaping @Sendable () throws -> [TableRow]?) {
+        self.store = store
         self.read = read
         start()
     }
@@ -104,7 +109,7 @@ final class TableReadAhead: @unchecked Sendable {
 
     /// Starts reading the next batch on a thread; without a thread to be had, reads it here.
     private func start() {
-        thread = startThread { self.made = Result { try self.read() } }
+        thread = startThread { self.store.helping { self.made = Result { try self.read() } } }
         if thread == nil { made = Result { try read() } }
     }
 
