@@ -10,7 +10,8 @@
 - Parquet export of every message: ``store.export(path, table="messages")`` against ADBC's
   ``fetch_arrow_table`` of the same rows written with ``pyarrow.parquet.write_table``.
 - Parquet import of that file into a new store: ``store.import_(path)`` against
-  ``pq.read_table`` + ``executemany`` into a new plain SQLite file (same schema, same indexes).
+  ``pq.read_table`` + ``executemany`` into a new plain SQLite file (same schema, same indexes),
+  which, as ours, makes the file's conversations and puts each message into its new one.
 """
 from __future__ import annotations
 
@@ -136,12 +137,13 @@ def _parquet_export(ctx: Any) -> Pair:
 def _parquet_import(ctx: Any) -> Pair:
     import noteskit as nk
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     source = ctx.folder / "import.parquet"
     ctx.store.export(source, table="messages")
     counter = itertools.count()
-    schema = ctx.peer.execute("SELECT group_concat(sql, ';') FROM sqlite_master WHERE tbl_name = 'messages' "
+    schema = ctx.peer.execute("SELECT group_concat(sql, ';') FROM sqlite_master WHERE tbl_name IN ('conversations', 'messages') "
                               "AND sql IS NOT NULL").fetchone()[0]
 
     def ours() -> Any:
@@ -149,11 +151,22 @@ def _parquet_import(ctx: Any) -> Pair:
             return target.import_(source)
 
     def theirs() -> Any:
+        # The same work as ours: the file's conversations are made (by uid, with their title, dated
+        # by their messages) and each message goes into its new conversation; the file's ids are
+        # another store's. (Grouped and looked up with Arrow compute: the peer's cheapest way.)
         peer = sqlite3.connect(ctx.folder / f"peer-import-{next(counter)}.db", isolation_level=None)
         peer.executescript("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; " + schema + ";")
-        table = pq.read_table(source, columns=["uid", "conversation_id", "content", "from_me", "sent_at", "sender"])
-        columns = [table[name].cast(pa.int64()) if name == "sent_at" else table[name] for name in table.column_names]
+        table = pq.read_table(source, columns=["uid", "content", "from_me", "sent_at", "sender", "conversation_uid",
+                                               "conversation_title"])
+        sent_at = table["sent_at"].cast(pa.int64())
+        chats = (pa.table({"uid": table["conversation_uid"], "title": table["conversation_title"], "sent_at": sent_at})
+                 .group_by("uid", use_threads=False).aggregate([("title", "min"), ("sent_at", "min"), ("sent_at", "max")]))
+        conversation_id = pc.add(pc.index_in(table["conversation_uid"], value_set=chats["uid"]), 1)
         peer.execute("BEGIN")
+        peer.executemany("INSERT INTO conversations(id, uid, title, created_at, last_activity_at) VALUES (?, ?, ?, ?, ?)",
+                         zip(range(1, chats.num_rows + 1), *(chats[name].to_pylist() for name in
+                                                              ("uid", "title_min", "sent_at_min", "sent_at_max"))))
+        columns = [table["uid"], conversation_id, table["content"], table["from_me"], sent_at, table["sender"]]
         peer.executemany("INSERT INTO messages(uid, conversation_id, content, from_me, sent_at, sender) VALUES (?, ?, ?, ?, ?, ?)",
                          zip(*(c.to_pylist() for c in columns)))
         peer.execute("COMMIT")

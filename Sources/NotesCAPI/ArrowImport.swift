@@ -52,45 +52,94 @@ enum ArrowImport {
     }
 
     /// Reads every batch of `stream` (taking it over, see above) with the columns `fields`, making
-    /// one `T` per row. `make` gets the batch and the row within it; `Batch.record` is the row's index
-    /// in the whole stream. An unknown or duplicate column, a missing required one, a column of the
-    /// wrong type, a malformed buffer or a failing producer are errors naming the column (and the
-    /// record where there is one).
+    /// one `T` per row (see ``Reader``).
     static func read<T>(_ stream: UnsafeMutablePointer<ArrowArrayStream>?, name: String, fields: [ArrowField],
                         _ make: (Batch, Int) throws -> T) throws -> [T] {
-        guard let stream else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
-        guard let releaseStream = stream.pointee.release else {
-            throw NotesError(.invalidArgument, "\(name) was already released (an Arrow stream can be read once)", field: name)
-        }
-        defer { releaseStream(stream) }
-        guard let getSchema = stream.pointee.get_schema, let getNext = stream.pointee.get_next else {
-            throw NotesError(.invalidArgument, "\(name) has no get_schema or get_next callback", field: name)
-        }
-        var schema = ArrowSchema()
-        let status = getSchema(stream, &schema)
-        guard status == 0 else { throw producerError(stream, name, status, "get_schema") }
-        guard let releaseSchema = schema.release else {
-            throw NotesError(.invalidArgument, "\(name): get_schema returned a released schema", field: name)
-        }
-        defer { releaseSchema(&schema) }
-        let columns = try Self.columns(of: schema, fields: fields)
-
+        let reader = try Reader(stream, name: name, fields: fields)
+        defer { reader.close() }
         var out: [T] = []
-        var batches = 0
-        while true {
+        while let batch = try reader.next(make) { out += batch }
+        return out
+    }
+
+    /// Reads `stream` (taking it over, see above) a batch at a time with the columns `fields`. An
+    /// unknown or duplicate column, a missing required one, a column of the wrong type, a malformed
+    /// buffer or a failing producer are errors naming the column (and the record where there is
+    /// one). The stream and its schema are released by ``close()`` (or when the reader goes).
+    ///
+    /// `@unchecked Sendable`: one thread at a time reads it (the table import's reading threads,
+    /// each joined before the next starts, see `TableReadAhead`).
+    final class Reader: @unchecked Sendable {
+        private let name: String
+        private let fields: [ArrowField]
+        private var stream: UnsafeMutablePointer<ArrowArrayStream>?
+        private var schema = ArrowSchema()
+        private var columns: [Int?] = []
+        private var getNext: (@convention(c) (UnsafeMutablePointer<ArrowArrayStream>?, UnsafeMutablePointer<ArrowArray>?) -> Int32)?
+        /// Records and batches read so far; true once the stream ended.
+        private var records = 0
+        private var batches = 0
+        private var ended = false
+
+        init(_ stream: UnsafeMutablePointer<ArrowArrayStream>?, name: String, fields: [ArrowField]) throws {
+            self.name = name
+            self.fields = fields
+            guard let stream else { throw NotesError(.invalidArgument, "\(name) is NULL", field: name) }
+            guard stream.pointee.release != nil else {
+                throw NotesError(.invalidArgument, "\(name) was already released (an Arrow stream can be read once)", field: name)
+            }
+            self.stream = stream
+            do {
+                guard let getSchema = stream.pointee.get_schema, let getNext = stream.pointee.get_next else {
+                    throw NotesError(.invalidArgument, "\(name) has no get_schema or get_next callback", field: name)
+                }
+                let status = getSchema(stream, &schema)
+                guard status == 0 else {
+                    schema = ArrowSchema()  // not the producer's to release: it failed to make one
+                    throw ArrowImport.producerError(stream, name, status, "get_schema")
+                }
+                guard schema.release != nil else {
+                    throw NotesError(.invalidArgument, "\(name): get_schema returned a released schema", field: name)
+                }
+                columns = try ArrowImport.columns(of: schema, fields: fields)
+                self.getNext = getNext
+            } catch {
+                close()
+                throw error
+            }
+        }
+
+        deinit { close() }
+
+        /// The next batch, one `T` per row made by `make` (which gets the batch and the row within
+        /// it; `Batch.record` is the row's index in the whole stream); nil at the end of the stream.
+        func next<T>(_ make: (Batch, Int) throws -> T) throws -> [T]? {
+            guard !ended, let stream, let getNext else { return nil }
             var array = ArrowArray()
             let status = getNext(stream, &array)
             guard status == 0 else {
-                throw producerError(stream, name, status, "get_next, after \(batches) batches (\(out.count) records)")
+                throw ArrowImport.producerError(stream, name, status, "get_next, after \(batches) batches (\(records) records)")
             }
-            guard let releaseArray = array.release else { break }  // the end of the stream
+            guard let releaseArray = array.release else {  // the end of the stream
+                ended = true
+                return nil
+            }
             defer { releaseArray(&array) }
-            let batch = try Batch(schema: schema, array: array, columns: columns, fields: fields, first: out.count)
-            out.reserveCapacity(out.count + batch.count)
+            let batch = try Batch(schema: schema, array: array, columns: columns, fields: fields, first: records)
+            var out: [T] = []
+            out.reserveCapacity(batch.count)
             for row in 0..<batch.count { out.append(try make(batch, row)) }
+            records += batch.count
             batches += 1
+            return out
         }
-        return out
+
+        /// Releases the schema and the stream (once).
+        func close() {
+            if let release = schema.release { release(&schema) }
+            if let stream, let release = stream.pointee.release { release(stream) }
+            stream = nil
+        }
     }
 
     /// Which field each child of the schema is: an unknown or repeated column is an error, and so is

@@ -38,21 +38,22 @@ public func nk_store_import_table(_ handle: OpaquePointer?, _ table: UnsafePoint
             settings.onError = try given.optionalChoice("on_error") ?? .raise
             return (out, target, kind, try optionalString(source, "source") ?? "table")
         }
-        let fields = tableFields[kind] ?? []
-        let report = try target.importTable(source: name, options: settings) { feed in
-            _ = try ArrowImport.read(records, name: "records", fields: fields) { (b: Batch, row: Int) throws in
+        let reader = try ArrowImport.Reader(records, name: "records", fields: tableFields[kind] ?? [])
+        defer { reader.close() }
+        let report = try target.importTable(source: name, options: settings) {  // on the import's reading thread
+            try reader.next { (b: Batch, row: Int) throws -> TableRow in
                 switch kind {
                 case .articles:
-                    try feed.article(uid: try b.optionalText(2, row), title: try b.text(0, row), content: try b.text(1, row),
-                                     createdAt: try b.optionalTime(3, row), updatedAt: try b.optionalTime(4, row),
-                                     revision: try b.optionalInteger(5, row))
+                    return .article(uid: try b.optionalText(2, row), title: try b.text(0, row), content: try b.text(1, row),
+                                    createdAt: try b.optionalTime(3, row), updatedAt: try b.optionalTime(4, row),
+                                    revision: try b.optionalInteger(5, row))
                 case .conversations:
-                    try feed.conversation(uid: try b.optionalText(1, row), title: try b.text(0, row),
-                                          createdAt: try b.optionalTime(2, row), lastActivityAt: try b.optionalTime(3, row))
+                    return .conversation(uid: try b.optionalText(1, row), title: try b.text(0, row),
+                                         createdAt: try b.optionalTime(2, row), lastActivityAt: try b.optionalTime(3, row))
                 case .messages:
-                    try feed.message(uid: try b.optionalText(2, row), conversationUid: try b.optionalText(5, row),
-                                     conversationTitle: try b.optionalText(6, row), content: try b.text(0, row),
-                                     fromMe: try b.flag(1, row), sentAt: try b.optionalTime(3, row), sender: try b.optionalText(4, row))
+                    return .message(uid: try b.optionalText(2, row), conversationUid: try b.optionalText(5, row),
+                                    conversationTitle: try b.optionalText(6, row), content: try b.text(0, row),
+                                    fromMe: try b.flag(1, row), sentAt: try b.optionalTime(3, row), sender: try b.optionalText(4, row))
                 }
             }
         }

@@ -159,10 +159,7 @@ final class Importer {
         case let .message(r):
             let conversationId = try conversation(of: r)
             var occurrence = 0
-            var identity = r.identity ?? [r.conversationUid ?? r.conversationTitle ?? "", r.content, r.fromMe ? "me" : "them",
-                                          r.sentAt?.iso8601 ?? ""]
-            if r.identity == nil, let sender = r.sender { identity.append(sender) }
-            let uid = try claim(.message, r.uid, identity: identity, occurrence: &occurrence)
+            let uid = try claim(.message, r.uid, identity: Self.identity(of: r), occurrence: &occurrence)
             if r.matchByContent, let sentAt = r.sentAt, try { try flush(); return true }(),
                try writer.countSame(conversationId: conversationId, second: sentAt, fromMe: r.fromMe, content: r.content) > occurrence {
                 return .skipped(.transcriptMessageStored)
@@ -174,6 +171,15 @@ final class Importer {
             if messageBatch.count >= Self.batchSize { try flush() }
             return nil
         }
+    }
+
+    /// What a message without a uid is told by (its uid is derived from it): only made for such a
+    /// message (`claim` takes it as an autoclosure), not for every row of a file with uids.
+    private static func identity(of r: MessageRecord) -> [String] {
+        if let identity = r.identity { return identity }
+        var identity = [r.conversationUid ?? r.conversationTitle ?? "", r.content, r.fromMe ? "me" : "them", r.sentAt?.iso8601 ?? ""]
+        if let sender = r.sender { identity.append(sender) }
+        return identity
     }
 
     /// The id of a message's conversation: by uid, stored or imported earlier; a CSV row may bring

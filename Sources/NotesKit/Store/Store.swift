@@ -32,6 +32,10 @@ public final class Store: Sendable {
     /// call on the same thread (an import's progress callback calling the store) is refused rather
     /// than deadlocking.
     private let owner = Atomic<UInt>(0)
+    /// A thread working for the call that holds the lock (a table import's reading thread, which
+    /// runs the caller's progress callback), 0 when none: its calls are refused as the holder's
+    /// are, where they would wait for a lock that waits for them.
+    private let helper = Atomic<UInt>(0)
     /// The subscribers and how the commits reach them (see ``ChangeDelivery``).
     private let delivery: ChangeDelivery
     let cursors: CursorCodec
@@ -119,7 +123,7 @@ public final class Store: Sendable {
         // Closing from inside a call on this thread (an import's progress callback) cannot take the
         // lock; the connection then closes when the last reference to the store goes away.
         delivery.removeAll()
-        guard owner.load(ordering: .acquiring) != Store.currentThread() else { return }
+        guard !isHeldHere else { return }
         connection.withLock { connection in
             connection?.close()
             connection = nil
@@ -138,11 +142,25 @@ public final class Store: Sendable {
     /// This thread's identity, as `owner` holds it.
     private static func currentThread() -> UInt { UInt(pthread_self()) }
 
+    /// True on the thread holding the lock, and on the thread working for it (see ``helping(_:)``).
+    private var isHeldHere: Bool {
+        let me = Store.currentThread()
+        return owner.load(ordering: .acquiring) == me || helper.load(ordering: .acquiring) == me
+    }
+
+    /// Runs `body` on a thread working for the call holding the lock, which waits for it (one at a
+    /// time): a call to the store from `body` is refused, as one from the holding thread is.
+    func helping(_ body: () -> Void) {
+        helper.store(Store.currentThread(), ordering: .releasing)
+        defer { helper.store(0, ordering: .releasing) }
+        body()
+    }
+
     /// Runs `body` with the open connection under the store's lock, refusing a nested call from the
     /// thread that holds it.
     private func locked<T>(_ body: (Connection) throws -> T) throws -> T {
         let me = Store.currentThread()
-        if owner.load(ordering: .acquiring) == me {
+        if isHeldHere {
             throw NotesError(.invalidArgument, "the store is busy with a call on this same thread (a progress callback must not call the store it reports on)")
         }
         return try connection.withLock { connection in

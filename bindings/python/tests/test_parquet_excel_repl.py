@@ -165,6 +165,18 @@ def test_a_parquet_import_can_be_cancelled_and_reports_progress(tmp_path):
         assert store.articles.count() == 70_000 and seen[-1] == (70_000, 70_000)
 
 
+def test_a_parquet_progress_callback_that_calls_the_store_gets_an_error_not_a_deadlock(tmp_path):
+    # The file is read on a thread of its own (which runs the callback) while the import holds the store.
+    with nk.Store.memory() as store:
+        store.articles.create_many([{"title": f"t{i}", "content": "c"} for i in range(100)])
+        store.export(tmp_path / "a.parquet")
+    with nk.Store.memory() as store:
+        for calls in (lambda: store.articles.count(), lambda: store.conversations.create("x")):
+            with pytest.raises(nk.InvalidArgumentError, match="progress callback must not call the store"):
+                store.import_(tmp_path / "a.parquet", progress=lambda done, total, call=calls: call())
+        assert store.articles.count() == 0 and store.conversations.count() == 0
+
+
 def test_without_pyarrow_parquet_names_the_arrow_extra(tmp_path):
     script = f"""
 import sys
