@@ -258,6 +258,8 @@ struct PostingAccumulator {
 
     func gram(_ g: Int) -> UInt64 { records[g].gram }
     func count(_ g: Int) -> Int32 { records[g].count }
+    /// The size of gram `g`'s postings in the stored format (see ``bytes(of:into:)``).
+    func byteCount(_ g: Int) -> Int { Int(records[g].byteCount) }
 
     /// Records that `id` contains `gram` (repeats of the same gram and id are ignored).
     @inline(__always)
