@@ -399,7 +399,7 @@ def test_times_out_of_range_are_validation_errors(store, conv):
 
 def test_the_records_created_behave_as_a_list_built_on_first_read(store, conv):
     import copy
-    table = pa.table({"title": ["周末", "Monday", "x"], "content": ["今天天气真好", "rain", "y"]})
+    table = pa.table({"title": ["周末", "Monday", "x"], "content": ["今天天气真好, a longer line: 周末 🎉 é ok", "rain", "y" * 17]})
     made = store.articles.create_many(table)
     assert len(made) == 3 and made._items is None  # counted without building a record
     stored = [store.articles.get(a.id) for a in made]
