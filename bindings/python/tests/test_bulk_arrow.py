@@ -416,6 +416,8 @@ def test_the_records_created_behave_as_a_list_built_on_first_read(store, conv):
     sent = store.messages.insert_many(conv.id, records)
     records[0]["content"] = "changed after the call"  # the texts were taken at the call
     assert [(m.content, m.sender, m.from_me) for m in sent] == [("hi", "Bob", False), ("yo", None, True)]
+    sent.append(conv.send("later"))  # a list: it grows (and counts) as one
+    assert len(sent) == 3 and sent[-1].content == "later"
     assert store.messages.insert_many(conv.id, []) == [] and len(store.articles.create_many(pa.table({"title": pa.array([], pa.string()), "content": pa.array([], pa.string())}))) == 0
 
 

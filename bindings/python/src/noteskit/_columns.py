@@ -27,7 +27,8 @@ from ctypes import POINTER, c_int64, c_void_p
 from datetime import datetime, timedelta, timezone
 from itertools import accumulate
 from collections.abc import Mapping as _Mapping
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, overload
+from collections.abc import MutableSequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 from . import _ffi
 from ._arrow import call_batch
@@ -504,9 +505,9 @@ def _datetimes(values: List[int]) -> List[datetime]:
 T = TypeVar("T")
 
 
-class CreatedRecords(Sequence[T]):
+class CreatedRecords(MutableSequence[T]):
     """What ``create_many`` / ``insert_many`` return: the records created, in record order — a
-    read-only list that is built the first time it is read.
+    list (a ``MutableSequence``, with ``append``, ``sort``...) that is built the first time it is read.
 
     ``len()`` is known at once. The records themselves (for Arrow input, their texts too) are made
     from the library's buffer the first time any of them, a slice, an iteration, a comparison or the
@@ -546,7 +547,7 @@ class CreatedRecords(Sequence[T]):
         return items
 
     def __len__(self) -> int:
-        return self._length
+        return self._length if self._items is None else len(self._items)
 
     @overload
     def __getitem__(self, index: int) -> T: ...
@@ -556,6 +557,24 @@ class CreatedRecords(Sequence[T]):
 
     def __getitem__(self, index: Union[int, slice]) -> Union[T, List[T]]:
         return self._list()[index]
+
+    @overload
+    def __setitem__(self, index: int, value: T) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[T]) -> None: ...
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._list()[index] = value
+
+    def __delitem__(self, index: Union[int, slice]) -> None:
+        del self._list()[index]
+
+    def insert(self, index: int, value: T) -> None:
+        self._list().insert(index, value)
+
+    def sort(self, *, key: Optional[Callable[[T], Any]] = None, reverse: bool = False) -> None:
+        self._list().sort(key=key, reverse=reverse)
 
     def __iter__(self) -> Iterator[T]:
         return iter(self._list())

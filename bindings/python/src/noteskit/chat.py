@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, MutableSequence, Optional, Tuple, Union
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
@@ -229,7 +229,7 @@ class Messages:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> Sequence[Message]:
+    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> MutableSequence[Message]:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
         ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
@@ -237,8 +237,8 @@ class Messages:
         (bool), and optionally ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as
         UTC, or ISO-8601 text; by default the time of the write) and ``sender`` (the author's name
         in a group chat). A failure names the record
-        (``line``, 0-based) and the field. Returns the messages created, in record order: a read-only
-        list (``Sequence[Message]``) built when first read (see :meth:`Articles.create_many`).
+        (``line``, 0-based) and the field. Returns the messages created, in record order: a list
+        (``MutableSequence[Message]``) built when first read (see :meth:`Articles.create_many`).
         """
         return _columns.created_messages(self._store.handle, _ffi.integer(conversation_id, "conversation_id"), records)
 
