@@ -154,6 +154,14 @@ struct SearchTests {
             #expect(cut.map(\.first) == chunks.map { $0.first! }, "round \(round): the blocks' first ids")
             #expect(cut.map(\.bytes) == chunks.map { Postings.encode($0) }, "round \(round): the blocks' bytes")
             #expect(fromBytes.finish().map(\.bytes) == cut.map(\.bytes), "round \(round): cut from the stored bytes")
+            // Ids one at a time, then the rest as stored bytes (a tail, then new postings).
+            let half = rng.next(ids.count)
+            var mixed = BlockCutter()
+            for id in ids[..<half] { mixed.add(id) }
+            Postings.encode(Array(ids[half...])).withUnsafeBytes { mixed.add(stored: $0) }
+            let mixedCut = mixed.finish()
+            #expect(mixedCut.map(\.bytes) == cut.map(\.bytes) && mixedCut.map(\.first) == cut.map(\.first),
+                    "round \(round): \(half) ids one at a time, then stored bytes")
             #expect(cut.allSatisfy { $0.bytes.count <= Postings.blockBytes })
         }
     }

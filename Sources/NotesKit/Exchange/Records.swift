@@ -377,3 +377,61 @@ extension UID {
         return value
     }
 }
+
+/// A set of uids as ``UID/bits(_:)`` gives them, for an import's check that a file names each
+/// record once: one flat table probed linearly, hashed with a seed drawn per set (a file cannot
+/// choose uids that collide), 16 bytes a uid at most half full. An insert is a hash and a probe
+/// or two (`Set`'s hashing and growth were most of the check on an import's writing thread).
+struct UIDSet {
+    /// 0 marks an empty slot (the uid 0 is `hasZero`).
+    private var slots: [UInt128] = []
+    private var count = 0
+    private var shift: UInt64 = 64
+    private var hasZero = false
+    private let seed = UInt64.random(in: .min ... .max)
+
+    /// Inserts `uid`: false when the set had it.
+    mutating func insert(_ uid: UInt128) -> Bool {
+        guard uid != 0 else {
+            defer { hasZero = true }
+            return !hasZero
+        }
+        if (count + 1) * 2 > slots.count { resize(to: max(1 << 10, slots.count * 2)) }
+        let (seed, shift) = (seed, shift)
+        let inserted = slots.withUnsafeMutableBufferPointer { Self.place(uid, in: $0, seed: seed, shift: shift) }
+        if inserted { count += 1 }
+        return inserted
+    }
+
+    /// Makes room for `records` uids in all, so that the set does not grow on the way.
+    mutating func reserve(_ records: Int) {
+        var size = max(slots.count, 1 << 10)
+        while size < records * 2 { size *= 2 }
+        if size > slots.count { resize(to: size) }
+    }
+
+    private mutating func resize(to size: Int) {
+        let old = slots
+        slots = [UInt128](repeating: 0, count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        let (seed, shift) = (seed, shift)
+        slots.withUnsafeMutableBufferPointer { table in
+            for uid in old where uid != 0 { _ = Self.place(uid, in: table, seed: seed, shift: shift) }
+        }
+    }
+
+    private static func place(_ uid: UInt128, in table: UnsafeMutableBufferPointer<UInt128>, seed: UInt64, shift: UInt64) -> Bool {
+        let hash = DerivedUID.mix(DerivedUID.mix(UInt64(truncatingIfNeeded: uid >> 64) ^ seed) ^ UInt64(truncatingIfNeeded: uid))
+        let mask = table.count - 1
+        var i = Int(truncatingIfNeeded: hash >> shift) & mask
+        while true {
+            let slot = table[i]
+            if slot == uid { return false }
+            if slot == 0 {
+                table[i] = uid
+                return true
+            }
+            i = (i + 1) & mask
+        }
+    }
+}

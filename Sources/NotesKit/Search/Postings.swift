@@ -165,13 +165,35 @@ struct BlockCutter {
     }
 
     /// Adds the ids of `bytes`, a list in the stored format (first id, then gaps).
+    ///
+    /// The first id goes through ``add(_:)``; the gaps after it are already what a block stores,
+    /// so each run of them that fits the block is copied as it is (one `memcpy`, not a decode and
+    /// an encode an id: this is most of a bulk fold's cutting).
     mutating func add(stored bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return }
         var i = 0
-        var id: Int64 = 0
+        var id = Int64(bitPattern: Postings.next(bytes, &i))
+        add(id)
+        // `block` plus the gaps from `run` to `i`, not copied yet, is the block so far.
+        var run = i, size = block.count
         while i < bytes.count {
+            let start = i
             id &+= Int64(bitPattern: Postings.next(bytes, &i))
-            add(id)
+            if size + (i - start) <= Postings.blockBytes {
+                size += i - start
+                continue
+            }
+            block.append(contentsOf: UnsafeBufferPointer(start: base + run, count: start - run))
+            blocks.append((first, block))
+            block = []
+            block.reserveCapacity(Postings.blockBytes)
+            first = id
+            Postings.append(UInt64(bitPattern: id), to: &block)
+            run = i
+            size = block.count
         }
+        block.append(contentsOf: UnsafeBufferPointer(start: base + run, count: bytes.count - run))
+        last = id
     }
 
     /// Every block, the last one included.
@@ -258,6 +280,8 @@ struct PostingAccumulator {
 
     func gram(_ g: Int) -> UInt64 { records[g].gram }
     func count(_ g: Int) -> Int32 { records[g].count }
+    /// The size of gram `g`'s postings in the stored format (see ``bytes(of:into:)``).
+    func byteCount(_ g: Int) -> Int { Int(records[g].byteCount) }
 
     /// Records that `id` contains `gram` (repeats of the same gram and id are ignored).
     @inline(__always)

@@ -205,34 +205,30 @@ struct SearchIndex: Sendable {
     /// Writes accumulated postings in gram order. Into an empty index, plain inserts; otherwise
     /// each gram's new ids (above all its ids) are appended to its tail by an upsert, and a tail
     /// that grew too long is moved into blocks. The gram rows go the backend's
-    /// ``StoreSQL/SearchTables/batch`` a statement.
+    /// ``StoreSQL/SearchTables/batch`` a statement. What each gram's rows hold is prepared a
+    /// segment ahead on another thread (``GramRows``): this one only binds and steps.
     func write(_ db: Connection, _ accumulator: PostingAccumulator, indexIsEmpty: Bool) throws {
         let sql = kind == SearchIndex.articles.kind ? db.sql.articleIndex : db.sql.messageIndex
         var rows: [(gram: UInt64, df: Int64, tail: [UInt8])] = []
         rows.reserveCapacity(sql.batch)
-        var bytes: [UInt8] = []
-        for g in accumulator.sortedOrder() {
-            let gram = accumulator.gram(g)
-            let count = Int(accumulator.count(g))
-            accumulator.bytes(of: g, into: &bytes)
-            // `bytes` are the postings as a block stores them (first id, then gaps): a list longer
-            // than a block that way is longer as a tail too (plain ids), and is cut into blocks
-            // from these bytes, without a list of ids; a shorter one is decoded.
-            var tail = bytes.count > Postings.blockBytes ? [] : Postings.decode(bytes)
-            if bytes.count > Postings.blockBytes || Postings.tailSize(tail) > Postings.blockBytes {
-                // Too long for a tail: into blocks at once (appended to a tail, it would be written
-                // as a long row only to be read back and spilled).
-                guard indexIsEmpty else {
-                    try appendBlocks(db, gram, gaps: bytes, count: count)
-                    continue
+        let prepared = GramRows(accumulator)
+        defer { prepared.stop() }
+        while let segment = prepared.next() {
+            for gram in segment {
+                if let blocks = gram.blocks {
+                    // Too long for a tail: into blocks at once (appended to a tail, it would be
+                    // written as a long row only to be read back and spilled).
+                    guard indexIsEmpty else {
+                        try appendBlocks(db, gram)
+                        continue
+                    }
+                    for block in blocks { try putBlock(db, gram.gram, first: block.first, block.bytes) }
                 }
-                try putBlocks(db, gram, [], gaps: bytes)
-                tail = []
-            }
-            rows.append((gram, Int64(count), Postings.encodeTail(tail)))
-            if rows.count == sql.batch {
-                try putGrams(db, sql, rows, append: !indexIsEmpty)
-                rows.removeAll(keepingCapacity: true)
+                rows.append((gram.gram, Int64(gram.count), gram.tail))
+                if rows.count == sql.batch {
+                    try putGrams(db, sql, rows, append: !indexIsEmpty)
+                    rows.removeAll(keepingCapacity: true)
+                }
             }
         }
         try putGrams(db, sql, rows, append: !indexIsEmpty)
@@ -276,12 +272,16 @@ struct SearchIndex: Sendable {
         try putGram(db, gram, df: (row?.df ?? 0) + Int64(ids.count), tail: [])
     }
 
-    /// ``appendBlocks(_:_:_:)`` of the `count` ids that `gaps` holds in the stored format (first
-    /// id, then gaps).
-    private func appendBlocks(_ db: Connection, _ gram: UInt64, gaps: [UInt8], count: Int) throws {
-        let row = try gramRow(db, gram)
-        try putBlocks(db, gram, row?.tail ?? [], gaps: gaps)
-        try putGram(db, gram, df: (row?.df ?? 0) + Int64(count), tail: [])
+    /// ``appendBlocks(_:_:_:)`` of a long list's new ids: its blocks as prepared when the gram
+    /// has no tail (they are then cut as the tail and ids together would be), else cut here.
+    private func appendBlocks(_ db: Connection, _ gram: GramRows.Gram) throws {
+        let row = try gramRow(db, gram.gram)
+        if let tail = row?.tail, !tail.isEmpty {
+            try putBlocks(db, gram.gram, tail, gaps: gram.gaps)
+        } else {
+            for block in gram.blocks ?? [] { try putBlock(db, gram.gram, first: block.first, block.bytes) }
+        }
+        try putGram(db, gram.gram, df: (row?.df ?? 0) + Int64(gram.count), tail: [])
     }
 
     /// Writes the ascending ids `ids` and then those `gaps` holds (stored format, all above them)

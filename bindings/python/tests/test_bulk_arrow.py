@@ -393,3 +393,37 @@ def test_times_out_of_range_are_validation_errors(store, conv):
         store.messages.insert_many(conv.id, pa.table({"content": ["c"], "from_me": [True],
                                                       "sent_at": pa.array([2 ** 62], pa.timestamp("s"))}))
     assert e.value.field == "sent_at" and len(conv.history()) == 0
+
+
+# ---- what comes back: a read-only list, built when first read -----------------------------------
+
+def test_the_records_created_behave_as_a_list_built_on_first_read(store, conv):
+    import copy
+    table = pa.table({"title": ["周末", "Monday", "x"], "content": ["今天天气真好, a longer line: 周末 🎉 é ok", "rain", "y" * 17]})
+    made = store.articles.create_many(table)
+    assert len(made) == 3 and made._items is None  # counted without building a record
+    stored = [store.articles.get(a.id) for a in made]
+    assert made == stored and stored == made and not made != stored
+    assert made[0] == stored[0] and made[-1] == stored[-1] and made[1:] == stored[1:] and list(reversed(made)) == stored[::-1]
+    assert stored[1] in made and made.index(stored[2]) == 2 and made.count(stored[0]) == 1
+    assert made + [] == stored and [] + made == stored and repr(made) == repr(stored)
+    assert type(copy.copy(made)) is list and copy.copy(made) == stored  # (copies and pickles as a list)
+    with pytest.raises(IndexError):
+        made[3]
+    with pytest.raises(TypeError):
+        hash(made)
+    records = [{"content": "hi", "from_me": False, "sender": "Bob"}, {"content": "yo", "from_me": True}]
+    sent = store.messages.insert_many(conv.id, records)
+    records[0]["content"] = "changed after the call"  # the texts were taken at the call
+    assert [(m.content, m.sender, m.from_me) for m in sent] == [("hi", "Bob", False), ("yo", None, True)]
+    sent.append(conv.send("later"))  # a list: it grows (and counts) as one
+    assert len(sent) == 3 and sent[-1].content == "later"
+    assert store.messages.insert_many(conv.id, []) == [] and len(store.articles.create_many(pa.table({"title": pa.array([], pa.string()), "content": pa.array([], pa.string())}))) == 0
+
+
+def test_records_created_and_never_read_free_their_buffer(store):
+    made = store.articles.create_many(pa.table({"title": ["a"], "content": ["b"]}))
+    free = made._free
+    assert free.alive
+    del made
+    assert not free.alive  # (the finalizer ran: the library's buffer is freed)

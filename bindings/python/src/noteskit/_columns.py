@@ -18,13 +18,17 @@ the stream's own release when the library never took it). ``_live`` holds what i
 from __future__ import annotations
 
 import ctypes
+import gc
 import operator
+import threading
+import weakref
 from array import array
 from ctypes import POINTER, c_int64, c_void_p
 from datetime import datetime, timedelta, timezone
 from itertools import accumulate
 from collections.abc import Mapping as _Mapping
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import MutableSequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 from . import _ffi
 from ._arrow import call_batch
@@ -498,27 +502,139 @@ def _datetimes(values: List[int]) -> List[datetime]:
     return [made.get(v) or made.setdefault(v, _EPOCH + v * _MS) for v in values]
 
 
-def created_articles(handle: Any, data: Any) -> List[Article]:
-    """``Articles.create_many``: writes ``data`` and builds the articles created."""
+T = TypeVar("T")
+
+
+class CreatedRecords(MutableSequence[T]):
+    """What ``create_many`` / ``insert_many`` return: the records created, in record order — a
+    list (a ``MutableSequence``, with ``append``, ``sort``...) that is built the first time it is read.
+
+    ``len()`` is known at once. The records themselves (for Arrow input, their texts too) are made
+    from the library's buffer the first time any of them, a slice, an iteration, a comparison or the
+    ``repr`` is asked for — all of them at once, then kept — so a bulk write whose result is only
+    counted, or dropped, never decodes it. It compares equal to a list of the same records
+    (``made == [...]``), ``+`` makes a list, and it pickles as a list.
+    """
+    __slots__ = ("_length", "_build", "_items", "_free", "_lock", "__weakref__")
+
+    def __init__(self, pointer: int, build: Callable[[int], List[T]]) -> None:
+        if not pointer:
+            raise InvalidArgumentError("the library returned no result")
+        self._length = c_int64.from_address(pointer).value
+        self._items: Optional[List[T]] = None
+        self._build: Optional[Callable[[], List[T]]] = lambda: build(pointer)
+        self._free = weakref.finalize(self, _ffi.nk_free, pointer)  # the buffer, if never read
+        self._lock = threading.Lock()
+
+    def _list(self) -> List[T]:
+        items = self._items
+        if items is None:
+            with self._lock:
+                if self._items is None:
+                    build, self._build = self._build, None
+                    self._free.detach()  # (the build reads the buffer and frees it)
+                    assert build is not None
+                    # The cyclic collector is paused meanwhile: a million new records (none of which
+                    # can form a cycle) would otherwise set it off again and again, doubling the cost.
+                    enabled = gc.isenabled()
+                    gc.disable()
+                    try:
+                        self._items = build()
+                    finally:
+                        if enabled:
+                            gc.enable()
+                items = self._items
+        return items
+
+    def __len__(self) -> int:
+        return self._length if self._items is None else len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> List[T]: ...
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[T, List[T]]:
+        return self._list()[index]
+
+    @overload
+    def __setitem__(self, index: int, value: T) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[T]) -> None: ...
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._list()[index] = value
+
+    def __delitem__(self, index: Union[int, slice]) -> None:
+        del self._list()[index]
+
+    def insert(self, index: int, value: T) -> None:
+        self._list().insert(index, value)
+
+    def sort(self, *, key: Optional[Callable[[T], Any]] = None, reverse: bool = False) -> None:
+        self._list().sort(key=key, reverse=reverse)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._list())
+
+    def __reversed__(self) -> Iterator[T]:
+        return reversed(self._list())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._list()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CreatedRecords):
+            return self._list() == other._list()
+        return self._list() == other if isinstance(other, list) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # (as a list's)
+
+    def __add__(self, other: Sequence[T]) -> List[T]:
+        return self._list() + list(other)
+
+    def __radd__(self, other: Sequence[T]) -> List[T]:
+        return list(other) + self._list()
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (list, (self._list(),))
+
+
+def created_articles(handle: Any, data: Any) -> CreatedRecords[Article]:
+    """``Articles.create_many``: writes ``data``; the articles created are built when first read."""
     records, pointer = write(lambda stream, flags, out: _ffi.nk_article_create_many(handle, stream, flags, out),
                              data, ARTICLE_FIELDS)
-    c = take_created(pointer, 2, False, 0 if records is not None else 2)
-    titles, contents = ([r["title"] for r in records], [r["content"] for r in records]) if records is not None else c.texts
-    created = _datetimes(c.times[0])
-    updated = created if c.times[1] == c.times[0] else _datetimes(c.times[1])
-    return _records(Article, _ARTICLE_SETTERS, (c.ids, c.uids, titles, contents, created, updated, [1] * len(c.ids)))
+    # The caller's texts are taken now (the mappings may change before the records are read).
+    given = ([r["title"] for r in records], [r["content"] for r in records]) if records is not None else None
+
+    def build(pointer: int) -> List[Article]:
+        c = take_created(pointer, 2, False, 0 if given is not None else 2)
+        titles, contents = given if given is not None else c.texts
+        created = _datetimes(c.times[0])
+        updated = created if c.times[1] == c.times[0] else _datetimes(c.times[1])
+        return _records(Article, _ARTICLE_SETTERS, (c.ids, c.uids, titles, contents, created, updated, [1] * len(c.ids)))
+    return CreatedRecords(pointer, build)
 
 
-def created_messages(handle: Any, conversation_id: int, data: Any) -> List[Message]:
-    """``Messages.insert_many``: writes ``data`` and builds the messages created."""
+def created_messages(handle: Any, conversation_id: int, data: Any) -> CreatedRecords[Message]:
+    """``Messages.insert_many``: writes ``data``; the messages created are built when first read."""
     records, pointer = write(lambda stream, flags, out: _ffi.nk_message_insert_many(handle, conversation_id, stream, flags, out),
                              data, MESSAGE_FIELDS)
-    c = take_created(pointer, 1, True, 0 if records is not None else 2)
-    contents = [r["content"] for r in records] if records is not None else c.texts[0]
-    # The library hands back each sender with the texts ("" for none: a sender is never blank).
-    senders = [r.get("sender") for r in records] if records is not None else [s or None for s in c.texts[1]]
-    return _records(Message, _MESSAGE_SETTERS, (c.ids, c.uids, [conversation_id] * len(c.ids), contents,
-                                                list(map(bool, c.flags)), _datetimes(c.times[0]), senders))
+    # The caller's texts are taken now (the mappings may change before the records are read).
+    given = ([r["content"] for r in records], [r.get("sender") for r in records]) if records is not None else None
+
+    def build(pointer: int) -> List[Message]:
+        c = take_created(pointer, 1, True, 0 if given is not None else 2)
+        # The library hands back each sender with the texts ("" for none: a sender is never blank).
+        contents, senders = given if given is not None else (c.texts[0], [s or None for s in c.texts[1]])
+        return _records(Message, _MESSAGE_SETTERS, (c.ids, c.uids, [conversation_id] * len(c.ids), contents,
+                                                    list(map(bool, c.flags)), _datetimes(c.times[0]), senders))
+    return CreatedRecords(pointer, build)
 
 
 def update_articles(handle: Any, data: Any) -> Tuple[Dict[str, List[Any]], int]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, MutableSequence, Optional, Union
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
@@ -39,7 +39,7 @@ class Articles:
         return article_from_row(call_row(_ffi.nk_article_create, self._store.handle, _ffi.text(title, "title"),
                                          _ffi.text(content, "content")))
 
-    def create_many(self, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Article]:
+    def create_many(self, records: Union[Iterable[Mapping[str, Any]], Any]) -> MutableSequence[Article]:
         """Saves many articles in one transaction: all of them, or none if any record is invalid.
 
         ``records`` is an iterable of mappings, or columns: any object with ``__arrow_c_stream__``
@@ -47,7 +47,10 @@ class Articles:
         DataFrame. Each record has ``title`` and ``content`` and optionally ``uid``, ``created_at``
         and ``updated_at`` (``datetime``, naive taken as UTC, or ISO-8601 text; an Arrow timestamp of
         any unit). A failure names the record (``line``, 0-based) and the field. Returns the
-        articles created, in record order.
+        articles created, in record order: a list (``MutableSequence[Article]``; equal to a list
+        of the same articles, ``+`` makes a list) whose ``len()`` is known at once and whose articles
+        are built the first time any of them is read — a write whose result is only counted or
+        dropped never decodes it.
         """
         return _columns.created_articles(self._store.handle, records)
 

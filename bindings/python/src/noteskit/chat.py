@@ -1,11 +1,9 @@
 """Chat: the conversations and messages of a store, as ``store.conversations`` and ``store.messages``."""
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from ctypes import byref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, MutableSequence, Optional, Tuple, Union
 
 from . import _columns, _ffi
 from ._arrow import call_batch, call_page
@@ -231,7 +229,7 @@ class Messages:
         """Deletes message ``id``; :class:`NotFoundError` if there is none."""
         _ffi.check(_ffi.nk_message_delete(self._store.handle, _ffi.integer(id, "id")))
 
-    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> List[Message]:
+    def insert_many(self, conversation_id: int, records: Union[Iterable[Mapping[str, Any]], Any]) -> MutableSequence[Message]:
         """Adds many messages to a conversation in one transaction: all of them, or (on any invalid record) none.
 
         ``records`` is an iterable of mappings, or columns (an object with ``__arrow_c_stream__`` or
@@ -239,11 +237,10 @@ class Messages:
         (bool), and optionally ``uid`` (a UUID string), ``sent_at`` (``datetime``, naive taken as
         UTC, or ISO-8601 text; by default the time of the write) and ``sender`` (the author's name
         in a group chat). A failure names the record
-        (``line``, 0-based) and the field. Returns the messages created, in record order.
+        (``line``, 0-based) and the field. Returns the messages created, in record order: a list
+        (``MutableSequence[Message]``) built when first read (see :meth:`Articles.create_many`).
         """
-        cid = _ffi.integer(conversation_id, "conversation_id")
-        with _gc_paused():
-            return _columns.created_messages(self._store.handle, cid, records)
+        return _columns.created_messages(self._store.handle, _ffi.integer(conversation_id, "conversation_id"), records)
 
     def search(self, query: str, conversation: Optional[int] = None, case_sensitive: bool = False, limit: int = 20,
                after: Optional[str] = None, order: str = "desc", *, since: Optional[datetime] = None,
@@ -321,16 +318,3 @@ def _message_filter(conversation: Optional[int], since: Optional[datetime], unti
         raise InvalidArgumentError(f"from_me must be a bool or None, got {type(from_me).__name__}", field="from_me")
     start, end = time_bounds(since, until)
     return cid, start, end, -1 if from_me is None else int(from_me)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector while a bulk result is built: a million new records (none
-    of which can form a cycle) would otherwise set it off again and again, doubling the cost."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
