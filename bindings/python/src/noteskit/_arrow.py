@@ -103,7 +103,14 @@ def read_schema(address: int) -> Field:
     (release_fn,) = _unpack_pointer(MEMORY, address + _RELEASE_AT_SCHEMA)
     if not release_fn:
         raise InternalError("the Arrow schema was already released")
-    key = _schema_key(address)
+    # A batch's fields are leaves mostly: its key is read flat (one unpack per field, no call per
+    # field); a field with children (the spans' lists) keys its children as _schema_key does.
+    fmt, name, flags, n_children, children = _head(MEMORY, address)
+    heads = [_head(MEMORY, child) for child in _pointers(children, n_children)]
+    if [h for h in heads if h[3]]:
+        key = _schema_key(address)
+    else:
+        key = (fmt, name, flags, *heads)
     field = _schemas.get(key)
     if field is None:
         field = _schemas[key] = _decode_schema(address)
@@ -129,7 +136,7 @@ def _numbers(code: str, width: int, start: int, n: int) -> List[int]:
             values: List[int] = MEMORY[start:start + width * n].cast("q" if code == "q" else "i").tolist()
             return values
         unpack = _UNPACKERS[(code, n)] = struct.Struct(f"<{n}{code}").unpack_from
-    return list(unpack(MEMORY, start))
+    return [*unpack(MEMORY, start)]  # (not list(): a list from list() is counted by the GC and not uncounted)
 
 
 def _strings(data: bytes, o: List[int]) -> List[str]:

@@ -51,7 +51,7 @@ def times(column: List[int]) -> List[datetime]:
     """A column of UTC milliseconds as aware datetimes."""
     try:
         if not column or (-_FAST < min(column) and max(column) < _FAST):
-            return list(map(_fromtimestamp, map(_per_second, column), repeat(UTC, len(column))))
+            return [*map(_fromtimestamp, map(_per_second, column), repeat(UTC, len(column)))]
         return [_fromtimestamp(ms / 1000, UTC) if -_FAST < ms < _FAST else time_from_ms(ms) for ms in column]
     except TypeError:  # a null
         return [None if ms is None else time_from_ms(ms) for ms in column]
@@ -248,7 +248,7 @@ _consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 def _records(cls: type, setters: Tuple[Callable[[Any, Any], None], ...], columns: Tuple[List[Any], ...]) -> List[Any]:
     """Records of ``cls`` made column by column: each slot of every record set by one C-level ``map``."""
     n = len(columns[0])
-    made: List[Any] = list(map(_new, repeat(cls, n)))
+    made: List[Any] = [*map(_new, repeat(cls, n))]  # ([*...], not list(): see _arrow._numbers)
     if n < 4:  # (a map per slot costs more than it saves for a row or two)
         for record, row in zip(made, zip(*columns)):
             for setter, value in zip(setters, row):
