@@ -268,7 +268,7 @@ struct StoreSQL: Sendable {
         /// commas ("12,345"). Returns: 0 id, 1 uid, for each of them that is stored.
         var uidsByIDs: [String]
         /// The open lazy run of sends (see ``LazySends``), nil where every change is written as
-        /// it is made (PostgreSQL). `lastSeq` counts the run's changes where this is set.
+        /// it is made (PostgreSQL). Its `lastSeq` counts the run's changes; ``lastSeq`` does not.
         var lazy: SendRun?
     }
 
