@@ -119,8 +119,7 @@ enum JSONLines {
         private let times: TimeReader
         /// True until the first non-blank line, which may be the header.
         private var first = true
-        private var parsed = Chunk()
-        private var thread: pthread_t?
+        private let parsed = WorkAhead<Chunk>()
 
         init(file: InputFile, path: String, times: TimeReader) {
             self.file = file
@@ -131,31 +130,18 @@ enum JSONLines {
 
         /// The next chunk of the file (waiting for its thread), the one after it started meanwhile.
         func next() -> Chunk {
-            join()
-            let chunk = parsed
-            parsed = Chunk()
+            let chunk = parsed.take() ?? Chunk(atEnd: true)
             if !chunk.atEnd && chunk.fatal == nil { startParsing() }
             return chunk
         }
 
-        /// Starts parsing the next chunk on a thread; without a thread to be had, parses it here.
-        private func startParsing() {
-            thread = startThread { self.parse() }
-            if thread == nil { parse() }
-        }
+        private func startParsing() { parsed.start { self.parse() } }
 
         /// Waits for the chunk being parsed, if any (an import that stops early calls it).
-        func stop() { join() }
+        func stop() { _ = parsed.take() }
 
-        private func join() {
-            if let thread {
-                pthread_join(thread, nil)
-                self.thread = nil
-            }
-        }
-
-        /// Parses the next chunk into `parsed`.
-        private func parse() {
+        /// Parses the next chunk.
+        private func parse() -> Chunk {
             var chunk = Chunk()
             chunk.lines.reserveCapacity(Self.chunkLines)
             var bytes = 0
@@ -178,7 +164,7 @@ enum JSONLines {
             } catch {
                 chunk.fatal = error
             }
-            parsed = chunk
+            return chunk
         }
     }
 

@@ -81,13 +81,10 @@ extension Store {
 /// The reading thread works for the import's call (``Store/helping(_:)``): a progress callback it
 /// runs that calls the store gets an error, as it would on the writer's thread, not a deadlock.
 ///
-/// `@unchecked Sendable`: `made` is written by the reading thread and read by the writer only after
-/// joining it.
-final class TableReadAhead: @unchecked Sendable {
+final class TableReadAhead {
     private let store: Store
     private let read: @Sendable () throws -> [TableRow]?
-    private var made: Result<[TableRow]?, any Error> = .success(nil)
-    private var thread: pthread_t?
+    private let made = WorkAhead<Result<[TableRow]?, any Error>>()
 
     init(for store: Store, _ read: @escaping @Sendable () throws -> [TableRow]?) {
         self.store = store
@@ -97,26 +94,16 @@ final class TableReadAhead: @unchecked Sendable {
 
     /// The next batch (waiting for its thread), the one after it started meanwhile; nil at the end.
     func next() throws -> [TableRow]? {
-        join()
-        let batch = made
-        made = .success(nil)
+        let batch = made.take() ?? .success(nil)
         if case .success(.some) = batch { start() }
         return try batch.get()
     }
 
     /// Waits for the batch being read, if any (an import that stops early calls it).
-    func stop() { join() }
+    func stop() { _ = made.take() }
 
-    /// Starts reading the next batch on a thread; without a thread to be had, reads it here.
+    /// Starts reading the next batch (on a thread of its own, working for the import's call).
     private func start() {
-        thread = startThread { self.store.helping { self.made = Result { try self.read() } } }
-        if thread == nil { made = Result { try read() } }
-    }
-
-    private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        made.start { [store, read] in store.helping { Result { try read() } } }
     }
 }

@@ -168,9 +168,8 @@ final class GramJob: Sendable {
 /// into a tail, cutting a long one into blocks. The writer's thread then only binds and steps
 /// (a fold of a bulk write's postings is about a fifth of that thread's time, half of it this).
 ///
-/// `@unchecked Sendable`: the accumulator is only read (by one thread at a time) until
-/// ``stop()``; the segment is touched by one thread at a time, the thread joined (``next()``,
-/// ``stop()``) before the caller reads it.
+/// `@unchecked Sendable`: the accumulator is only read, and `start` moved, by one thread at a time
+/// (the segment's, joined in ``next()`` and ``stop()``) until ``stop()``.
 final class GramRows: @unchecked Sendable {
     /// One gram's rows: a short list as its tail (encoded), or a long one as its stored bytes
     /// (`gaps`) and the blocks they are cut into (the tail then empty).
@@ -188,8 +187,7 @@ final class GramRows: @unchecked Sendable {
     private let accumulator: PostingAccumulator
     private let order: [Int]
     private var start = 0
-    private var prepared: [Gram] = []
-    private var thread: pthread_t?
+    private let prepared = WorkAhead<[Gram]>()
 
     /// Starts preparing the first segment of `accumulator`'s grams (which must stay alive and
     /// unchanged until ``stop()``).
@@ -202,32 +200,21 @@ final class GramRows: @unchecked Sendable {
     /// The next segment in gram order (waiting for its thread), the one after it started
     /// meanwhile; nil after the last.
     func next() -> [Gram]? {
-        join()
-        guard !prepared.isEmpty else { return nil }
-        let segment = prepared
-        prepared = []
+        guard let segment = prepared.take() else { return nil }
         startNext()
         return segment
     }
 
     /// Waits for the segment being prepared, if any (a write that stops early calls it).
-    func stop() { join() }
+    func stop() { _ = prepared.take() }
 
     private func startNext() {
         guard start < order.count else { return }
-        thread = startThread { self.prepare() }
-        if thread == nil { prepare() }  // no thread to be had: prepare it here
+        prepared.start { self.prepare() }
     }
 
-    private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
-    }
-
-    /// Prepares the grams from `start` on, up to ``segmentBytes`` of postings, into `prepared`.
-    private func prepare() {
+    /// Prepares the grams from `start` on, up to ``segmentBytes`` of postings.
+    private func prepare() -> [Gram] {
         var segment: [Gram] = []
         var bytes = 0
         while start < order.count && bytes < Self.segmentBytes {
@@ -236,7 +223,7 @@ final class GramRows: @unchecked Sendable {
             bytes += accumulator.byteCount(g)
             segment.append(Self.rows(of: g, in: accumulator))
         }
-        prepared = segment
+        return segment
     }
 
     /// The rows of gram `g`. `bytes` are its postings as a block stores them (first id, then

@@ -150,10 +150,10 @@ public final class Store: Sendable {
 
     /// Runs `body` on a thread working for the call holding the lock, which waits for it (one at a
     /// time): a call to the store from `body` is refused, as one from the holding thread is.
-    func helping(_ body: () -> Void) {
+    func helping<T>(_ body: () -> T) -> T {
         helper.store(Store.currentThread(), ordering: .releasing)
         defer { helper.store(0, ordering: .releasing) }
-        body()
+        return body()
     }
 
     /// Runs `body` with the open connection under the store's lock, refusing a nested call from the
