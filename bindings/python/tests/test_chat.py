@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import noteskit as nk
+from feed_reading import every_change
 
 
 def contents(page) -> list:
@@ -451,16 +452,6 @@ def test_the_change_feed_covers_conversations_and_messages(store):
     assert [(c.entity, c.op, c.id) for c in seen] == expected
     assert [(c.entity, c.op, c.id) for c in store.changes()] == expected
     assert all(c.revision is None for c in seen)
-
-
-def every_change(store, since=0, limit=1000) -> list:
-    out = []
-    while True:
-        page = store.changes(since=since, limit=limit)
-        if not page:
-            return out
-        out += page
-        since = page[-1].seq
 
 
 def test_sends_interleaved_with_other_writes_keep_the_feed_whole_and_in_order(store):

@@ -11,6 +11,7 @@ from typing import Any, List, Tuple
 import pytest
 
 import noteskit as nk
+from feed_reading import every_change
 
 
 def feed_rows(path: Path) -> int:
@@ -22,16 +23,6 @@ def lazy_run(path: Path) -> Tuple[Any, ...]:
     with sqlite3.connect(path) as db:
         keys = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('feed_lazy_seq', 'feed_lazy_id')").fetchall())
     return (keys["feed_lazy_seq"], keys["feed_lazy_id"]) if keys else ()
-
-
-def every_change(store: nk.Store, since: int = 0, limit: int = 1000) -> List[nk.Change]:
-    out: List[nk.Change] = []
-    while True:
-        page = store.changes(since=since, limit=limit)
-        if not page:
-            return out
-        out += page
-        since = page[-1].seq
 
 
 def latest_per_record(changes: List[nk.Change]) -> List[Tuple[Any, ...]]:
