@@ -69,30 +69,8 @@ struct Pattern {
             key.withUnsafeBufferPointer { p in
                 failure.withUnsafeBufferPointer { f in
                     let n = utf8.count
-                    let first = p[0]
                     var i = 0, index = 0, k = 0
                     while i < n {
-                        if k == 0 {
-                            // Between matches, skip the code points that cannot start one in
-                            // the two kinds most text is made of, with fewer steps than below
-                            // (the same facts as `SearchText.info`: ASCII, and the CJK Unified
-                            // Ideographs U+4E00...U+9FFF, boundaries that fold to themselves).
-                            while i < n {
-                                let b0 = UInt32(utf8[i])
-                                if b0 < 0x80 {
-                                    if (fold && b0 &- 0x41 < 26 ? b0 | 0x20 : b0) == first { break }
-                                    i += 1
-                                } else if b0 &- 0xE4 < 6, n - i >= 3 {
-                                    let v = (b0 & 0x0F) << 12 | UInt32(utf8[i + 1] & 0x3F) << 6 | UInt32(utf8[i + 2] & 0x3F)
-                                    if v &- 0x4E00 >= 0x5200 || v == first { break }
-                                    i += 3
-                                } else {
-                                    break
-                                }
-                                index += 1
-                            }
-                            if i == n { break }
-                        }
                         let (v, width) = SearchText.decode(utf8, i)
                         i += width
                         let info = SearchText.info(v, table)
