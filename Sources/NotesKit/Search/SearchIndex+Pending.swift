@@ -162,11 +162,7 @@ extension SearchIndex {
     }
 
     func pendingState(_ db: Connection) throws -> PendingState {
-        let stmt = try db.prepare("""
-            SELECT coalesce((SELECT value FROM meta WHERE key = ?), 0), (SELECT coalesce(max(id), 0) FROM \(recordsTable)),
-                (SELECT count(*) FROM search_pending WHERE kind = ?), coalesce((SELECT value FROM meta WHERE key = ?), 0)
-            """)
-        stmt.bind(1, throughKey).bind(2, kind).bind(3, removedKey)
+        let stmt = try db.prepare(pendingStateSQL)
         defer { stmt.reset() }
         guard try stmt.step() else { throw NotesError(.internalError, "the search index's pending state could not be read") }
         return PendingState(through: stmt.int64(0), newest: stmt.int64(1), changed: stmt.int64(2), removed: stmt.int64(3))

@@ -31,11 +31,25 @@ struct SearchIndex: Sendable {
     /// Messages: 8, so that a run of sends with no search between pays one fold of 4 096 short
     /// texts instead of eight of 512 (a fold costs less per record the more it takes in).
     /// Articles: 1, their texts are long (a search checks pending texts directly).
-    var writeFoldFactor: Int64 = 1
+    let writeFoldFactor: Int64
+    /// What ``pendingState(_:)`` runs (made once: a write reads it before every commit, and text
+    /// built at each call cost the statement cache a fresh string to hash).
+    let pendingStateSQL: String
     /// The number of the kind's removed records in `search_pending`, and its `meta` key of how many
     /// there are (see `SearchIndex+Pending.swift`).
     var removedKind: Int64 { kind + 2 }
-    var removedKey: String { recordsTable == "articles" ? "article_search_removed" : "message_search_removed" }
+    let removedKey: String
+
+    init(gramsTable: String, blocksTable: String, recordsTable: String, columns: [(field: UInt64, name: String)], kind: Int64,
+         throughKey: String, writeFoldFactor: Int64 = 1) {
+        (self.gramsTable, self.blocksTable, self.recordsTable, self.columns) = (gramsTable, blocksTable, recordsTable, columns)
+        (self.kind, self.throughKey, self.writeFoldFactor) = (kind, throughKey, writeFoldFactor)
+        removedKey = recordsTable == "articles" ? "article_search_removed" : "message_search_removed"
+        pendingStateSQL = """
+            SELECT coalesce((SELECT value FROM meta WHERE key = '\(throughKey)'), 0), (SELECT coalesce(max(id), 0) FROM \(recordsTable)),
+                (SELECT count(*) FROM search_pending WHERE kind = \(kind)), coalesce((SELECT value FROM meta WHERE key = '\(removedKey)'), 0)
+            """
+    }
 
     static let articles = SearchIndex(gramsTable: "article_grams", blocksTable: "article_blocks", recordsTable: "articles",
                                       columns: [(title, "title"), (content, "content")], kind: 0, throughKey: "article_search_through")

@@ -111,12 +111,16 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) private var statements: [String: Statement] = [:]
     /// Statements stepped since the last ``finishStatements()``; each may hold a read transaction open.
     @exclusivity(unchecked) private var inUse: [Statement] = []
-    /// The statement `prepare` handed out last and its text: a hot read (`get`, a page) runs the
-    /// same statement call after call, found here by comparing the text (the same string storage:
-    /// one compare) before the dictionary hashes it. (The run-time exclusivity checks of these
-    /// properties are off: the connection is only ever used by one thread at a time, see above.)
-    @exclusivity(unchecked) private var lastSQL = ""
-    @exclusivity(unchecked) private var last: Statement?
+    /// The statements `prepare` handed out lately and their texts (at most ``recentCount``, replaced
+    /// in turn): a hot read (`get`, a page) runs the same statement call after call, and a write
+    /// (a send) the same few, found here by comparing texts (the same string storage: one compare;
+    /// another text differs within its first bytes) before the dictionary hashes the whole text.
+    /// (The run-time exclusivity checks of these properties are off: the connection is only ever
+    /// used by one thread at a time, see above.)
+    @exclusivity(unchecked) private var recentSQL: [String] = []
+    @exclusivity(unchecked) private var recent: [Statement] = []
+    @exclusivity(unchecked) private var recentNext = 0
+    static let recentCount = 8
 
     init(_ database: any DatabaseConnection) {
         self.database = database
@@ -127,7 +131,8 @@ final class Connection: @unchecked Sendable {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
-        last = nil
+        recentSQL.removeAll()
+        recent.removeAll()
         database.close()
     }
 
@@ -144,7 +149,7 @@ final class Connection: @unchecked Sendable {
 
     /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.
     func prepare(_ sql: String) throws -> Statement {
-        if let cached = sql == lastSQL ? last : remembered(sql) {
+        if let cached = recentStatement(sql) ?? remembered(sql) {
             if cached.inUse {
                 cached.reset()
             } else {  // (finishStatements left it reset, its bindings cleared)
@@ -155,19 +160,35 @@ final class Connection: @unchecked Sendable {
         }
         let statement = Statement(try database.prepare(sql))
         statements[sql] = statement
-        lastSQL = sql
-        last = statement
+        remember(sql, statement)
         statement.inUse = true
         inUse.append(statement)
         return statement
     }
 
-    /// The cached statement for `sql`, remembered as the last one handed out.
+    /// The statement for `sql` among those handed out lately, or nil.
+    @inline(__always)
+    private func recentStatement(_ sql: String) -> Statement? {
+        for k in recentSQL.indices where recentSQL[k] == sql { return recent[k] }
+        return nil
+    }
+
+    /// The cached statement for `sql`, remembered among those handed out lately.
     private func remembered(_ sql: String) -> Statement? {
         guard let cached = statements[sql] else { return nil }
-        lastSQL = sql
-        last = cached
+        remember(sql, cached)
         return cached
+    }
+
+    private func remember(_ sql: String, _ statement: Statement) {
+        if recent.count < Self.recentCount {
+            recentSQL.append(sql)
+            recent.append(statement)
+        } else {
+            recentSQL[recentNext] = sql
+            recent[recentNext] = statement
+            recentNext = (recentNext + 1) % Self.recentCount
+        }
     }
 
     /// Resets every statement used since the last call, so that none keeps a read transaction (and
