@@ -3,6 +3,29 @@ import Testing
 
 @Suite("Timestamps, UIDs and JSON")
 struct SupportTests {
+    @Test("the statement cache hands every text its own statement, however many are used in turn")
+    func statementCache() throws {
+        let store = try Store.memory()
+        defer { store.close() }
+        // More texts than the cache keeps as recent, sharing prefixes; each asked for in turn, out
+        // of turn, and as an equal text in other storage (the same statement).
+        let texts = (1...(Connection.recentCount * 2 + 3)).map { "SELECT \($0 * 10), 'x'" } + ["SELECT 1", "SELECT 10"]
+        try store.read { db in
+            var first: [String: Statement] = [:]
+            for round in 0..<3 {
+                for (k, text) in (round == 1 ? texts.reversed() : texts).enumerated() {
+                    let sql = round == 2 ? String(text.utf8.map { Character(Unicode.Scalar($0)) }) : text
+                    let stmt = try db.prepare(sql)
+                    #expect(try stmt.step(), "\(sql) (round \(round), \(k))")
+                    #expect(stmt.int64(0) == Int64(text.dropFirst(7).prefix { $0.isNumber })!)
+                    if let seen = first[text] { #expect(seen === stmt) } else { first[text] = stmt }
+                    stmt.reset()
+                }
+            }
+            db.finishStatements()
+        }
+    }
+
     @Test("ISO-8601 text round-trips to the millisecond", arguments: [
         "1970-01-01T00:00:00.000Z", "2026-11-29T15:28:06.123Z", "0001-01-01T00:00:00.000Z",
         "9999-12-31T23:59:59.999Z", "2000-02-29T12:00:00.001Z", "1969-12-31T23:59:59.999Z",
