@@ -82,11 +82,14 @@ def kinds_code(kinds: Union[str, Sequence[str]]) -> int:
     return code
 
 
-def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("articles", "messages"),
+BOTH = ("articles", "messages")
+
+
+def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
            since: Optional[datetime] = None, until: Optional[datetime] = None, limit: int = 20,
            after: Optional[str] = None) -> "Page[Hit]":
     """See :meth:`noteskit.Store.search`."""
-    code = kinds_code(kinds)
+    code = _ffi.NK_KIND_ARTICLES | _ffi.NK_KIND_MESSAGES if type(kinds) is tuple and kinds == BOTH else kinds_code(kinds)
     start = NO_TIME if since is None else ms_from_time(since, "since")
     end = NO_TIME if until is None else ms_from_time(until, "until")
     order = c_void_p()
@@ -109,9 +112,11 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("arti
             _ffi.nk_free(order.value)
         if cursor_pointer:
             _ffi.nk_free(cursor_pointer)
-    articles = iter(article_hits(article_columns, n_articles))
-    messages = iter(message_hits(message_columns, n_messages))
-    items: List[Hit] = [next(articles) if letter == "a" else next(messages) for letter in letters]
+    articles, messages = article_hits(article_columns, n_articles), message_hits(message_columns, n_messages)
+    if not articles or not messages:  # (one kind's hits: the page's items as they are)
+        return page(articles or messages, next_cursor)
+    # Each letter says which kind's next hit comes next: its iterator, and next() of it, by C-level maps.
+    items: List[Hit] = [*map(next, map({"a": iter(articles), "m": iter(messages)}.__getitem__, letters))]
     return page(items, next_cursor)
 
 
