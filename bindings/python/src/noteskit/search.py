@@ -5,7 +5,7 @@ import json
 from ctypes import byref, c_int64, c_void_p, string_at
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from . import _arrow, _ffi
 from ._convert import article_hits, message_hits, ms_from_time, page
@@ -106,7 +106,7 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
         finally:
             article_columns, n_articles = _arrow._take(out)
         # (the order matters on a page of both kinds only)
-        letters = string_at(order_pointer) if n_articles and n_messages else b""
+        letters = string_at(order_pointer) if order_pointer and n_articles and n_messages else b""
         next_cursor = string_at(cursor_pointer).decode() if cursor_pointer else None
     finally:
         if order_pointer:
@@ -115,10 +115,10 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
             _ffi.nk_free(cursor_pointer)
     articles, messages = article_hits(article_columns, n_articles), message_hits(message_columns, n_messages)
     if not letters:  # (one kind's hits: the page's items as they are)
-        return page(articles or messages, next_cursor)
+        return page(cast(List[Hit], articles or messages), next_cursor)
     # Each letter says which kind's next hit comes next: its iterator, and next() of it, by C-level maps.
-    items: List[Hit] = [*map(next, map({_ARTICLE: iter(articles), _MESSAGE: iter(messages)}.__getitem__, letters))]
-    return page(items, next_cursor)
+    kinds_in_order = map({_ARTICLE: iter(articles), _MESSAGE: iter(messages)}.__getitem__, letters)
+    return page(cast(List[Hit], [*map(next, kinds_in_order)]), next_cursor)
 
 
 __all__ = ["Snippet", "snippet", "search"]
