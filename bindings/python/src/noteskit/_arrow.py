@@ -104,11 +104,13 @@ def read_schema(address: int) -> Field:
     if not release_fn:
         raise InternalError("the Arrow schema was already released")
     # A batch's fields are leaves mostly: its key is read flat (one unpack per field, no call per
-    # field); a field with children (the spans' lists) keys its children as _schema_key does.
+    # field); the children of a field with children (the spans' lists) are keyed after them, as
+    # _schema_key keys them.
     fmt, name, flags, n_children, children = _head(MEMORY, address)
     heads = [_head(MEMORY, child) for child in _pointers(children, n_children)]
-    if [h for h in heads if h[3]]:
-        key = _schema_key(address)
+    if [h for h in heads if h[3]]:  # (a children's array is allocated per schema: keyed by what it holds)
+        key = (fmt, name, flags, *[h[:4] if h[3] else h for h in heads],
+               *[_schema_key(child) for h in heads if h[3] for child in _pointers(h[4], h[3])])
     else:
         key = (fmt, name, flags, *heads)
     field = _schemas.get(key)

@@ -301,29 +301,34 @@ def change_from_json(d: Dict[str, Any]) -> Change:
     return Change(d["seq"], d["entity"], d["op"], d["id"], d["uid"], d["revision"], _fromiso(d["at"]))
 
 
-def _span_maps(c: Columns, fields: Tuple[str, ...]) -> List[Spans]:
-    """Each hit's spans by field (the batch's span columns are lists of (start, end) already)."""
-    if len(fields) == 1:
-        (name,) = fields
-        return [{name: spans} for spans in c[f"{name}_spans"]]
-    return [dict(zip(fields, row)) for row in zip(*(c[f"{name}_spans"] for name in fields))]
+_set_attribute = object.__setattr__
 
 
-def _hits(cls: type, name: str, records: List[Any], spans: List[Spans]) -> List[Any]:
-    """``cls(record, spans)`` for each pair (frozen dataclasses: their fields set as ``__init__`` would)."""
-    hits: List[Any] = list(map(_new, repeat(cls, len(records))))
-    for hit, record, where in zip(hits, records, spans):
-        hit.__dict__.update({name: record, "spans": where})
+def _hits(cls: type, name: str, records: List[Any], spans: Tuple[Tuple[str, List[Any]], ...]) -> List[Any]:
+    """``cls(record, spans)`` for each record, ``spans`` naming each searched field's span column
+    (a frozen dataclass: its ``__dict__`` made whole in one display and set by one C-level ``map``)."""
+    n = len(records)
+    if len(spans) == 1:
+        ((field, column),) = spans
+        dicts = [{name: record, "spans": {field: where}} for record, where in zip(records, column)]
+    elif len(spans) == 2:
+        (first, a), (second, b) = spans
+        dicts = [{name: record, "spans": {first: x, second: y}} for record, x, y in zip(records, a, b)]
+    else:
+        fields = tuple(field for field, _ in spans)
+        dicts = [{name: record, "spans": dict(zip(fields, row))} for record, row in zip(records, zip(*(c for _, c in spans)))]
+    hits: List[Any] = [*map(_new, repeat(cls, n))]
+    _consume(map(_set_attribute, hits, repeat("__dict__", n), dicts))
     return hits
 
 
 def article_hits(c: Columns, n: int) -> List[SearchHit]:
-    fields = tuple(name for name in ("title", "content") if f"{name}_spans" in c)
-    return _hits(SearchHit, "article", articles(c), _span_maps(c, fields))
+    spans = tuple((name, c[f"{name}_spans"]) for name in ("title", "content") if f"{name}_spans" in c)
+    return _hits(SearchHit, "article", articles(c), spans)
 
 
 def message_hits(c: Columns, n: int) -> List[MessageHit]:
-    return _hits(MessageHit, "message", messages(c), _span_maps(c, ("content",)))
+    return _hits(MessageHit, "message", messages(c), (("content", c["content_spans"]),))
 
 
 __all__ = ["page", "article", "article_from_row", "get_article", "article_hits", "articles", "call_row", "changes", "conversation",

@@ -5,7 +5,7 @@ import json
 from ctypes import byref, c_int64, c_void_p, string_at
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 from . import _arrow, _ffi
 from ._convert import article_hits, message_hits, ms_from_time, page
@@ -82,37 +82,43 @@ def kinds_code(kinds: Union[str, Sequence[str]]) -> int:
     return code
 
 
-def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = ("articles", "messages"),
+BOTH = ("articles", "messages")
+_ARTICLE, _MESSAGE = b"am"  # the order's letters (bytes: read as ints)
+
+
+def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
            since: Optional[datetime] = None, until: Optional[datetime] = None, limit: int = 20,
            after: Optional[str] = None) -> "Page[Hit]":
     """See :meth:`noteskit.Store.search`."""
-    code = kinds_code(kinds)
+    code = _ffi.NK_KIND_ARTICLES | _ffi.NK_KIND_MESSAGES if type(kinds) is tuple and kinds == BOTH else kinds_code(kinds)
     start = NO_TIME if since is None else ms_from_time(since, "since")
     end = NO_TIME if until is None else ms_from_time(until, "until")
-    order = c_void_p()
-    messages_out = _arrow._out_second  # the message batch: a second ArrowArray/ArrowSchema pair
-    out = _arrow._out
-    out.cursor.value = None
+    # The message batch comes in a second ArrowArray/ArrowSchema pair, whose pointer takes the order.
+    messages_out, out = _arrow._out_second, _arrow._out
+    messages_out.cursor.value = out.cursor.value = None
     if _ffi.nk_store_search(store.handle, _ffi.text(query, "query"), code, start, end, _ffi.integer(limit, "limit"),
-                            _ffi.optional_text(after, "after"), byref(order), *messages_out.refs, *out.page_refs):
+                            _ffi.optional_text(after, "after"), messages_out.cursor_ref, *messages_out.refs, *out.page_refs):
         raise _ffi.last_error()
-    cursor_pointer = out.cursor.value
+    order_pointer, cursor_pointer = messages_out.cursor.value, out.cursor.value
     try:
         try:
             message_columns, n_messages = _arrow._take(messages_out)
         finally:
             article_columns, n_articles = _arrow._take(out)
-        letters = string_at(order.value).decode() if order.value else ""
+        # (the order matters on a page of both kinds only)
+        letters = string_at(order_pointer) if order_pointer and n_articles and n_messages else b""
         next_cursor = string_at(cursor_pointer).decode() if cursor_pointer else None
     finally:
-        if order.value:
-            _ffi.nk_free(order.value)
+        if order_pointer:
+            _ffi.nk_free(order_pointer)
         if cursor_pointer:
             _ffi.nk_free(cursor_pointer)
-    articles = iter(article_hits(article_columns, n_articles))
-    messages = iter(message_hits(message_columns, n_messages))
-    items: List[Hit] = [next(articles) if letter == "a" else next(messages) for letter in letters]
-    return page(items, next_cursor)
+    articles, messages = article_hits(article_columns, n_articles), message_hits(message_columns, n_messages)
+    if not letters:  # (one kind's hits: the page's items as they are)
+        return page(cast(List[Hit], articles or messages), next_cursor)
+    # Each letter says which kind's next hit comes next: its iterator, and next() of it, by C-level maps.
+    kinds_in_order = map({_ARTICLE: iter(articles), _MESSAGE: iter(messages)}.__getitem__, letters)
+    return page(cast(List[Hit], [*map(next, kinds_in_order)]), next_cursor)
 
 
 __all__ = ["Snippet", "snippet", "search"]

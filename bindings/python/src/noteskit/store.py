@@ -16,6 +16,7 @@ from .chat import Conversations, Messages
 from .errors import InvalidArgumentError, ValidationError
 from .models import Change
 from .privacy import file_mode, make_private_folder, warn_if_exposed
+from .search import search as _search
 
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
@@ -276,9 +277,7 @@ class Store(_Handle):
         ...     [(hit.kind, hit.snippet(width=20).text) for hit in store.search("weather")]
         [('message', 'weather looks good!'), ('article', '…if the weather holds')]
         """
-        from .search import search
-
-        return search(self, query, kinds, since, until, limit, after)
+        return _search(self, query, kinds, since, until, limit, after)
 
     # ---- Change feed ------------------------------------------------------------------------
 
