@@ -169,7 +169,15 @@ enum SQLiteSchema {
         // names are SQLite's care: its unix VFS syncs the folder after creating the journal of the
         // switch to WAL and the -wal file, which puts a new store file's own name on disk too.
         try db.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = \(durability == .durable ? "FULL" : "NORMAL")")
+        try db.execute("PRAGMA cache_size = -\(pageCacheKiB)")
     }
+
+    /// The most of the store file the store's connection keeps in SQLite's page cache, in KiB
+    /// (SQLite's default is 2 MiB). A read of a page in the cache costs no `pread` system call and
+    /// no copy of the page: with the default, a store of 10 000 articles (some 10 MB) already read
+    /// most pages of a `get` by id from the file again, about a tenth of the get. The cache takes
+    /// memory only for the pages read, up to this bound.
+    static let pageCacheKiB = 32_768
 
     /// Brings the schema up to date in one transaction, or refuses a file this library must not
     /// touch: a database of another application, or one migrated by a newer NotesKit.
