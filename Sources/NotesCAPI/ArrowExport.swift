@@ -19,98 +19,84 @@ enum ArrowLive {
 
 // MARK: - Arrays and schemas alike
 
-/// The release callback's work for a struct made here (an array or a schema): drops its private
-/// data (retained when the struct was filled) and marks it released. A released struct is left alone.
-private func releaseMade<T, Release>(_ p: UnsafeMutablePointer<T>?, _ release: WritableKeyPath<T, Release?>,
-                                     _ privateData: WritableKeyPath<T, UnsafeMutableRawPointer?>) {
-    guard let p, p.pointee[keyPath: release] != nil, let data = p.pointee[keyPath: privateData] else { return }
-    Unmanaged<AnyObject>.fromOpaque(data).release()
-    p.pointee[keyPath: release] = nil
-    p.pointee[keyPath: privateData] = nil
-    ArrowLive.released()
+/// The memory of one exported tree of structs (a batch's arrays, or its schema's fields) in one
+/// allocation: every struct of the tree but the root (which is the consumer's), their children
+/// lists and buffer lists. Each struct of the tree holds a reference to it (its private data), so a
+/// child the consumer moved out keeps it alive after the parent is released.
+private typealias Block = ManagedBuffer<Void, UInt64>
+
+/// A block of `bytes` bytes (8-byte aligned) and where they start (stable: the block never moves).
+private func makeBlock(bytes: Int) -> (Block, UnsafeMutableRawPointer) {
+    let block = Block.create(minimumCapacity: max((bytes + 7) / 8, 1)) { _ in () }
+    return (block, UnsafeMutableRawPointer(block.withUnsafeMutablePointerToElements { $0 }))
 }
 
-/// A struct's children as C lists them (NULL when there are none), owned by its private data:
-/// each child the consumer did not release (or move) is released, and each is freed, with it.
-private final class Children<T> {
-    let list: UnsafeMutablePointer<UnsafeMutablePointer<T>?>?
-    private let count: Int
-    private let release: (UnsafeMutablePointer<T>) -> Void
+/// Hands out the room of a block in order: structs, then pointer lists.
+private struct BlockSpace {
+    var next: UnsafeMutableRawPointer
 
-    init(_ children: [UnsafeMutablePointer<T>], release: @escaping (UnsafeMutablePointer<T>) -> Void) {
-        count = children.count
-        self.release = release
-        if children.isEmpty {
-            list = nil
-        } else {
-            let list = UnsafeMutablePointer<UnsafeMutablePointer<T>?>.allocate(capacity: children.count)
-            for (i, c) in children.enumerated() { list[i] = c }
-            self.list = list
-        }
-    }
-
-    deinit {
-        guard let list else { return }
-        for i in 0..<count {
-            guard let child = list[i] else { continue }
-            release(child)
-            child.deallocate()
-        }
-        list.deallocate()
+    mutating func take<T>(_ type: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
+        let p = next.bindMemory(to: T.self, capacity: count)
+        next += MemoryLayout<T>.stride * count
+        return p
     }
 }
 
 // MARK: - Arrays
 
-private final class ArrayPrivate {
-    let buffers: UnsafeMutablePointer<UnsafeRawPointer?>
-    let bufferCount: Int
-    /// Nil for a leaf (a column of values): one object fewer per column of every batch.
-    let children: Children<ArrowArray>?
-
-    init(buffers: [UnsafeMutableRawPointer?], children: [UnsafeMutablePointer<ArrowArray>]) {
-        bufferCount = buffers.count
-        self.buffers = .allocate(capacity: max(buffers.count, 1))
-        for (i, b) in buffers.enumerated() { self.buffers[i] = UnsafeRawPointer(b) }
-        self.children = children.isEmpty ? nil : Children(children) { child in child.pointee.release?(child) }
+/// The release callback of every array made here: its children not released (or moved) yet, then
+/// its own buffers; its reference to the block is dropped last (the block may hold `p` itself).
+private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { p in
+    guard let p, p.pointee.release != nil, let data = p.pointee.private_data else { return }
+    let array = p.pointee
+    for i in 0..<Int(array.n_children) {
+        if let child = array.children[i], let release = child.pointee.release { release(child) }
     }
+    for i in 0..<Int(array.n_buffers) { free(UnsafeMutableRawPointer(mutating: array.buffers[i])) }
+    p.pointee.release = nil
+    p.pointee.private_data = nil
+    ArrowLive.released()
+    Unmanaged<Block>.fromOpaque(data).release()
+}
 
-    deinit {
-        for i in 0..<bufferCount { free(UnsafeMutableRawPointer(mutating: buffers[i])) }
-        buffers.deallocate()
+/// The arrays of `columns` and below (list items), and the pointer slots they need.
+private func arraySize(_ columns: [FinishedColumn]) -> (arrays: Int, slots: Int) {
+    columns.reduce((0, 0)) { sum, column in
+        let n = arraySize(column.child)
+        return (sum.arrays + 1 + n.arrays, sum.slots + column.buffers.count + column.child.count + n.slots)
     }
 }
 
-private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { releaseMade($0, \.release, \.private_data) }
-
-/// Fills `out` with `column`'s array, taking over its buffers.
-private func fill(_ out: UnsafeMutablePointer<ArrowArray>, _ column: FinishedColumn) {
-    let children = column.child.map { child -> UnsafeMutablePointer<ArrowArray> in
-        let p = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
-        fill(p, child)
-        return p
-    }
-    fill(out, length: column.length, nullCount: column.nullCount, buffers: column.buffers, children: children)
-}
-
+/// Fills `out` with an array of `buffers` (taken over) and `children`, made in `space` of `block`.
 private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCount: Int, buffers: [UnsafeMutableRawPointer?],
-                  children: [UnsafeMutablePointer<ArrowArray>]) {
-    let data = ArrayPrivate(buffers: buffers, children: children)
+                  children: [FinishedColumn], _ block: Block, _ arrays: inout BlockSpace, _ slots: inout BlockSpace) {
+    let bufferList = slots.take(UnsafeRawPointer?.self, buffers.count)
+    for (i, b) in buffers.enumerated() { bufferList[i] = UnsafeRawPointer(b) }
+    var childList: UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>?
+    if !children.isEmpty {
+        let list = slots.take(UnsafeMutablePointer<ArrowArray>?.self, children.count)
+        for (i, child) in children.enumerated() {
+            let p = arrays.take(ArrowArray.self, 1)
+            fill(p, length: child.length, nullCount: child.nullCount, buffers: child.buffers, children: child.child, block, &arrays, &slots)
+            list[i] = p
+        }
+        childList = list
+    }
     out.initialize(to: ArrowArray(
         length: Int64(length), null_count: Int64(nullCount), offset: 0, n_buffers: Int64(buffers.count),
-        n_children: Int64(children.count), buffers: data.buffers, children: data.children?.list, dictionary: nil,
-        release: releaseArray, private_data: Unmanaged.passRetained(data).toOpaque()))
+        n_children: Int64(children.count), buffers: bufferList, children: childList, dictionary: nil,
+        release: releaseArray, private_data: Unmanaged.passRetained(block).toOpaque()))
     ArrowLive.made()
 }
 
-/// Fills `out` with a record batch (a struct array of the columns), taking over their buffers.
+/// Fills `out` with a record batch (a struct array of the columns), taking over their buffers: the
+/// arrays and their lists in one block.
 func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutablePointer<ArrowArray>) {
-    let children = columns.map { column -> UnsafeMutablePointer<ArrowArray> in
-        let p = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
-        fill(p, column)
-        return p
-    }
-    fill(out, length: rows, nullCount: 0, buffers: [nil], children: children)
+    let size = arraySize(columns)
+    let structBytes = size.arrays * MemoryLayout<ArrowArray>.stride
+    let (block, memory) = makeBlock(bytes: structBytes + (size.slots + 1 + columns.count) * 8)  // (+ the batch's own lists)
+    var arrays = BlockSpace(next: memory), slots = BlockSpace(next: memory + structBytes)
+    fill(out, length: rows, nullCount: 0, buffers: [nil], children: columns, block, &arrays, &slots)
 }
 
 // MARK: - Schemas
@@ -139,26 +125,18 @@ private enum InternedStrings {
     }
 }
 
-private final class SchemaPrivate {
-    let format: UnsafeMutablePointer<CChar>?
-    let name: UnsafeMutablePointer<CChar>?
-    let children: Children<ArrowSchema>
-
-    init(format: UnsafeMutablePointer<CChar>?, name: UnsafeMutablePointer<CChar>?, children: [UnsafeMutablePointer<ArrowSchema>]) {
-        self.format = format
-        self.name = name
-        self.children = Children(children) { child in child.pointee.release?(child) }
+/// The release callback of every schema made here: its children not released (or moved) yet; its
+/// reference to the block is dropped last. (Formats and names are interned: nothing else to free.)
+private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
+    guard let p, p.pointee.release != nil, let data = p.pointee.private_data else { return }
+    let schema = p.pointee
+    for i in 0..<Int(schema.n_children) {
+        if let child = schema.children[i], let release = child.pointee.release { release(child) }
     }
-}
-
-private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { releaseMade($0, \.release, \.private_data) }
-
-/// The release callback of a leaf field (no children): its format and name are interned, so it
-/// owns nothing and needs no private data (one object fewer per column of every batch).
-private let releaseLeafSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
-    guard let p, p.pointee.release != nil else { return }
     p.pointee.release = nil
+    p.pointee.private_data = nil
     ArrowLive.released()
+    Unmanaged<Block>.fromOpaque(data).release()
 }
 
 /// What one field of a schema says.
@@ -201,37 +179,40 @@ private func texts(_ field: FieldType, into out: inout [String]) {
     for child in field.children { texts(child, into: &out) }
 }
 
+/// The fields below `field`, all depths.
+private func fieldCount(_ field: FieldType) -> Int { field.children.reduce(0) { $0 + 1 + fieldCount($1) } }
+
 private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, _ strings: [UnsafeMutablePointer<CChar>?],
-                  _ next: inout Int) {
+                  _ next: inout Int, _ block: Block, _ space: inout BlockSpace) {
     let format = strings[next], name = strings[next + 1]
     next += 2
-    let flags = field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0
-    if field.children.isEmpty, format != nil, name != nil {
-        out.initialize(to: ArrowSchema(format: UnsafePointer(format), name: UnsafePointer(name), metadata: nil, flags: flags,
-                                       n_children: 0, children: nil, dictionary: nil, release: releaseLeafSchema, private_data: nil))
-        ArrowLive.made()
-        return
+    var childList: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>?
+    if !field.children.isEmpty {
+        let list = space.take(UnsafeMutablePointer<ArrowSchema>?.self, field.children.count)
+        for (i, child) in field.children.enumerated() {
+            let p = space.take(ArrowSchema.self, 1)
+            fill(p, child, strings, &next, block, &space)
+            list[i] = p
+        }
+        childList = list
     }
-    let children = field.children.map { child -> UnsafeMutablePointer<ArrowSchema> in
-        let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
-        fill(p, child, strings, &next)
-        return p
-    }
-    let data = SchemaPrivate(format: format, name: name, children: children)
     out.initialize(to: ArrowSchema(
-        format: UnsafePointer(data.format), name: UnsafePointer(data.name), metadata: nil,
-        flags: flags, n_children: Int64(children.count), children: data.children.list,
-        dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(data).toOpaque()))
+        format: UnsafePointer(format), name: UnsafePointer(name), metadata: nil,
+        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(field.children.count), children: childList,
+        dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(block).toOpaque()))
     ArrowLive.made()
 }
 
-/// Fills `out` with the schema of a record batch: a struct of `fields`.
+/// Fills `out` with the schema of a record batch: a struct of `fields`, its fields and their lists in one block.
 func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchema>) {
     let root = FieldType(name: "", format: "+s", nullable: false, children: fields)
     var all: [String] = []
     texts(root, into: &all)
+    let n = fieldCount(root)
+    let (block, memory) = makeBlock(bytes: n * (MemoryLayout<ArrowSchema>.stride + 8))
+    var space = BlockSpace(next: memory)
     var next = 0
-    fill(out, root, InternedStrings.get(all), &next)
+    fill(out, root, InternedStrings.get(all), &next, block, &space)
 }
 
 /// Exports a batch and its schema (the schema from the finished columns: `large_string` where a

@@ -106,6 +106,9 @@ public final class Column {
     public let kind: ColumnKind
     /// Declared nullable in the schema (a null appended to another column makes it nullable too).
     public let nullable: Bool
+    /// The text bytes a row usually holds (string columns): what a page makes room for at once
+    /// (``ColumnBatch/reservePage(rows:)``), so that its buffer is not grown by copying.
+    public let bytesPerRow: Int
     @exclusivity(unchecked) public private(set) var length = 0
     @exclusivity(unchecked) public private(set) var nullCount = 0
     /// Values: int64s, the boolean bitmap, UTF-8 bytes, or a list's int32 items.
@@ -119,10 +122,11 @@ public final class Column {
     let validity = ByteBuffer()
     @exclusivity(unchecked) private(set) var hasNulls = false
 
-    public init(_ name: String, _ kind: ColumnKind, nullable: Bool = false) {
+    public init(_ name: String, _ kind: ColumnKind, nullable: Bool = false, bytesPerRow: Int = 256) {
         self.name = name
         self.kind = kind
         self.nullable = nullable
+        self.bytesPerRow = bytesPerRow
         if kind == .string || kind == .int32List { offsets.append(Int32(0)) }
     }
 
@@ -318,6 +322,11 @@ public final class ColumnBatch {
     /// into buffers sized once, not grown by copying as its rows arrive).
     public func reserve(rows: Int, textBytes: Int = 0) {
         for column in columns { column.reserve(rows: rows, bytes: textBytes) }
+    }
+
+    /// Makes room for a page of `rows` rows, each string column for its ``Column/bytesPerRow`` a row.
+    public func reservePage(rows: Int) {
+        for column in columns { column.reserve(rows: rows, bytes: rows * column.bytesPerRow) }
     }
 
     /// Makes room for `rows` rows, each string column for an eighth more bytes than the same column

@@ -473,8 +473,9 @@ extension ArticleStore {
 
     /// The columns of article batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
-        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("title", .string), Column("content", .string),
-                     Column("created_at", .timestamp), Column("updated_at", .timestamp), Column("revision", .int64)])
+        ColumnBatch([Column("id", .int64), Column("uid", .string, bytesPerRow: UID.textCount), Column("title", .string),
+                     Column("content", .string, bytesPerRow: 1024), Column("created_at", .timestamp), Column("updated_at", .timestamp),
+                     Column("revision", .int64)])
     }
 
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
@@ -532,8 +533,9 @@ extension MessageStore {
 
     /// The columns of message batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
-        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("conversation_id", .int64), Column("content", .string),
-                     Column("from_me", .bool), Column("sent_at", .timestamp), Column("sender", .string, nullable: true)])
+        ColumnBatch([Column("id", .int64), Column("uid", .string, bytesPerRow: UID.textCount), Column("conversation_id", .int64),
+                     Column("content", .string), Column("from_me", .bool), Column("sent_at", .timestamp),
+                     Column("sender", .string, nullable: true, bytesPerRow: 0)])
     }
 
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
@@ -568,8 +570,8 @@ extension ConversationStore {
 
     /// The columns of conversation batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
-        ColumnBatch([Column("id", .int64), Column("uid", .string), Column("title", .string), Column("created_at", .timestamp),
-                     Column("last_activity_at", .timestamp)])
+        ColumnBatch([Column("id", .int64), Column("uid", .string, bytesPerRow: UID.textCount), Column("title", .string),
+                     Column("created_at", .timestamp), Column("last_activity_at", .timestamp)])
     }
 
     static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) {
@@ -585,17 +587,13 @@ extension ConversationStore {
 // MARK: - Pages as batches
 
 extension Store {
-    /// The text bytes per row a page's string columns are made room for at once (a page of 20
-    /// notes grew its content column by copying five times).
-    static let pageTextBytesPerRow = 256
-
     /// The page builder of pages read straight into columns (no `String` per field): up to
     /// `limit` rows of `walk` after `position`, and a cursor of kind `kind` at the last of them
     /// when one more row exists (as ``page(_:limit:kind:position:)`` does for records).
     func pageBatch(_ db: Connection, _ walk: Keyset, after position: CursorCodec.Position?, limit: Int, kind: String,
                    batch: ColumnBatch, keyColumn: Int32, idColumn: Int32, append: (Statement, ColumnBatch) -> Void) throws -> String? {
         var last: CursorCodec.Position?
-        batch.reserve(rows: limit, textBytes: limit * Store.pageTextBytesPerRow)
+        batch.reservePage(rows: limit)
         let fetched = try walk.rows(db, after: position, limit: limit + 1) { stmt -> Bool in
             guard batch.count < limit else { return true }
             append(stmt, batch)
