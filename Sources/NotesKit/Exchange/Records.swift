@@ -124,8 +124,13 @@ enum Fields {
 
     /// True for a lower-case, hyphenated UUID (what ``UID/normalized(_:field:)`` returns).
     static func isCanonicalUID(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isCanonicalUID(utf8: $0) }
+    }
+
+    private static func isCanonicalUID(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
-        for c in text.utf8 {
+        for c in utf8 {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 guard c == 45 else { return false }
             } else {
@@ -368,13 +373,17 @@ enum DerivedUID {
 
 extension UID {
     /// The 128 bits of a normalized (lower-case, hyphenated) UUID, for compact sets of uids.
+    /// (Read in place, see ``UID/halves(_:)``.)
     static func bits(_ uid: String) -> UInt128 {
-        var value: UInt128 = 0
-        for c in uid.utf8 where c != 45 {
-            let digit: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c &- 48
-            value = value << 4 | UInt128(digit & 15)
+        var uid = uid
+        return uid.withUTF8 { utf8 in
+            var value: UInt128 = 0
+            for c in utf8 where c != 45 {
+                let digit: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c &- 48
+                value = value << 4 | UInt128(digit & 15)
+            }
+            return value
         }
-        return value
     }
 }
 
