@@ -123,10 +123,13 @@ struct Pattern {
         let n = utf8.count
         let clean = SearchText.table.withUnsafeBufferPointer { table -> Bool in
             var i = 0
+            let raw = UnsafeRawPointer(base)
             while i < n {
                 let b = base[i]
                 if b < 0x80 {
                     i += 1
+                    // (A run of ASCII, eight bytes at a time.)
+                    while i + 8 <= n, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
                 } else if b &- 0xE5 < 5 {
                     i += 3
                 } else {
@@ -169,7 +172,8 @@ struct Pattern {
         let raw = UnsafeRawPointer(p)
         while i + 8 <= count {
             let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            continuations += (w & ~(w << 1) & 0x8080_8080_8080_8080).nonzeroBitCount
+            // One bit per continuation byte, summed by a multiply (no popcount on the baseline CPU).
+            continuations += Int((((w & ~(w << 1) & 0x8080_8080_8080_8080) >> 7) &* 0x0101_0101_0101_0101) >> 56)
             i += 8
         }
         while i < count {
