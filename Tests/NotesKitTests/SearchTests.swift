@@ -126,7 +126,6 @@ struct SearchTests {
             let scalars = Array(key.unicodeScalars.map(\.value))
             for fold in [false, true] {
                 let literal = Pattern(scalars, fold: fold), general = Pattern(scalars)
-                #expect(Prefilter.isRun(scalars, fold: fold), "\(key) is one run")
                 for text in texts {
                     var bytes = Array(text.utf8)
                     bytes.withUnsafeMutableBufferPointer { buffer in
@@ -141,6 +140,8 @@ struct SearchTests {
             }
         }
         #expect(checked == keys.count * 2 * texts.count)
+        // (Some CJK ideographs are made by a compatibility ideograph, so not every CJK key is a run.)
+        #expect(Prefilter.isRun(Array("苇".unicodeScalars.map(\.value)), fold: true))
         #expect(!Prefilter.isRun([0x61], fold: true) && !Prefilter.isRun([0xE9], fold: false))  // a ← A; é ← e + U+0301
     }
 
