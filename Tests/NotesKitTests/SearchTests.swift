@@ -116,6 +116,35 @@ struct SearchTests {
         #expect(out == [0..<2, 2..<4])
     }
 
+    @Test("a key matched as its UTF-8 (one run of the prefilter) finds what the code-point matcher finds")
+    func literalMatching() {
+        let texts = ["", "苇", "芦苇苇苇 the 苇", "ab苇c", "，。苇！😀苇", "x" + String(repeating: "今天天气真好", count: 9) + "好",
+                     "Zyxel量子 12345 量子纠缠", "e\u{301}苇", "苇\u{FA10}苇", "苇苇\u{0301}", "👨‍👩‍👧苇👍🏽", "abcdefgh苇ijklmnop苇"]
+        let keys = ["苇", "苇苇", "今天天气真好", "天气", "量子", "12", "，", "😀"]
+        var checked = 0
+        for key in keys {
+            let scalars = Array(key.unicodeScalars.map(\.value))
+            for fold in [false, true] {
+                let literal = Pattern(scalars, fold: fold), general = Pattern(scalars)
+                for text in texts {
+                    var bytes = Array(text.utf8)
+                    bytes.withUnsafeMutableBufferPointer { buffer in
+                        let utf8 = UnsafeBufferPointer(buffer)
+                        var a: [Range<Int>] = [], b: [Range<Int>] = []
+                        let x = literal.matches(utf8: utf8, fold: fold, into: &a)
+                        let y = general.matches(utf8: utf8, fold: fold, into: &b)
+                        #expect(x == y && a == b, "\(key) in \(text.debugDescription): \(a) against \(b)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == keys.count * 2 * texts.count)
+        // (Some CJK ideographs are made by a compatibility ideograph, so not every CJK key is a run.)
+        #expect(Prefilter.isRun(Array("苇".unicodeScalars.map(\.value)), fold: true))
+        #expect(!Prefilter.isRun([0x61], fold: true) && !Prefilter.isRun([0xE9], fold: false))  // a ← A; é ← e + U+0301
+    }
+
     @Test("a query with a NUL or over 10 000 characters is refused")
     func queryValidation() throws {
         let store = try Store.memory()

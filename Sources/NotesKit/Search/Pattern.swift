@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A search key compiled for matching: Knuth–Morris–Pratt over key code points.
 ///
 /// Finds every non-overlapping occurrence, leftmost first (as repeated `str.find` does), in
@@ -6,9 +10,22 @@
 struct Pattern {
     let key: [UInt32]
     private let failure: [Int32]
+    /// The key's UTF-8 where, in text whose every code point is a normalization boundary, a match
+    /// is exactly these bytes (``literalFold`` saying for which case mode): when no other code
+    /// point becomes any of the key's (the key is one run of ``Prefilter``: most CJK, digits,
+    /// punctuation). Nil otherwise.
+    private let literal: [UInt8]?
+    private let literalFold: Bool
 
-    init(_ key: [UInt32]) {
+    /// With `fold`, also the key's ``literal`` for that case mode, when it has one.
+    init(_ key: [UInt32], fold: Bool? = nil) {
         self.key = key
+        if let fold, !key.isEmpty, Prefilter.isRun(key, fold: fold) {
+            literal = key.flatMap { Prefilter.utf8($0) }
+        } else {
+            literal = nil
+        }
+        literalFold = fold ?? false
         var failure = [Int32](repeating: 0, count: key.count)
         var k = 0
         for i in 1..<max(key.count, 1) {
@@ -62,6 +79,7 @@ struct Pattern {
     func matches(utf8: UnsafeBufferPointer<UInt8>, fold: Bool, into out: inout [Range<Int>]) -> Bool? {
         let m = key.count
         guard m > 0 else { return false }
+        if let literal, fold == literalFold { return Self.matches(literal: literal, count: m, in: utf8, into: &out) }
         let mark = out.count
         let mask = fold ? SearchText.scalarMask : UInt32.max
         var clean = true
@@ -92,5 +110,76 @@ struct Pattern {
             return nil
         }
         return out.count > mark
+    }
+
+    /// ``matches(utf8:fold:into:)`` for a key with a ``literal``: whether every code point is a
+    /// boundary, checked in one pass that only looks up what is neither ASCII nor a CJK Unified
+    /// Ideograph from U+5000 (lead bytes E5...E9), then the literal's occurrences found by `memchr`
+    /// for its last byte, their code-point offsets counted on the way (the bytes that do not
+    /// continue a sequence, eight at a time).
+    private static func matches(literal: [UInt8], count m: Int, in utf8: UnsafeBufferPointer<UInt8>,
+                                into out: inout [Range<Int>]) -> Bool? {
+        guard let base = utf8.baseAddress else { return false }
+        let n = utf8.count
+        let clean = SearchText.table.withUnsafeBufferPointer { table -> Bool in
+            var i = 0
+            let raw = UnsafeRawPointer(base)
+            while i < n {
+                let b = base[i]
+                if b < 0x80 {
+                    i += 1
+                    // (A run of ASCII, eight bytes at a time.)
+                    while i + 8 <= n, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+                } else if b &- 0xE5 < 5 {
+                    i += 3
+                } else {
+                    let (v, width) = SearchText.decode(utf8, i)
+                    i += width
+                    if SearchText.info(v, table) & SearchText.boundaryBit == 0 { return false }
+                }
+            }
+            return true
+        }
+        guard clean else { return nil }
+        let mark = out.count
+        literal.withUnsafeBufferPointer { needle in
+            guard let nb = needle.baseAddress, needle.count <= n else { return }
+            let width = needle.count
+            let last = Int32(needle[width - 1])
+            var counted = 0, index = 0  // code points before byte `counted`
+            var from = width - 1        // the earliest byte a match can end on
+            while from < n, let hit = memchr(base + from, last, n - from) {
+                let end = base.distance(to: hit.assumingMemoryBound(to: UInt8.self)) + 1
+                let start = end - width
+                guard width == 1 || memcmp(base + start, nb, width - 1) == 0 else {
+                    from = end
+                    continue
+                }
+                index += codePoints(base + counted, start - counted)
+                out.append(index..<(index + m))
+                index += m
+                counted = end
+                from = end + width - 1
+            }
+        }
+        return out.count > mark
+    }
+
+    /// The code points that start in `count` bytes of UTF-8 (the bytes that are not 10xxxxxx).
+    @inline(__always)
+    private static func codePoints(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        var continuations = 0, i = 0
+        let raw = UnsafeRawPointer(p)
+        while i + 8 <= count {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            // One bit per continuation byte, summed by a multiply (no popcount on the baseline CPU).
+            continuations += Int((((w & ~(w << 1) & 0x8080_8080_8080_8080) >> 7) &* 0x0101_0101_0101_0101) >> 56)
+            i += 8
+        }
+        while i < count {
+            if p[i] & 0xC0 == 0x80 { continuations += 1 }
+            i += 1
+        }
+        return count - continuations
     }
 }

@@ -194,7 +194,7 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         self.query = query
         self.limit = limit
         self.sink = sink
-        pattern = Pattern(query.key)
+        pattern = Pattern(query.key, fold: !query.caseSensitive)
         prefilter = Prefilter.make(for: query.key, fold: !query.caseSensitive)
         fields = target.fields
         keyset = target.walk

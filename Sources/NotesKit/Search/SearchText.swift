@@ -309,6 +309,14 @@ struct Prefilter {
     /// in the text, and two that are adjacent in the key are adjacent in the text (NFC neither
     /// drops a code point nor moves one across a boundary; a mark between them would stay between
     /// them in the key), so a text whose key contains the run contains its bytes.
+    /// Whether the whole key is one run (see ``make(for:fold:)``): no code point of it is made by
+    /// any other (then, in text whose every code point is a boundary, the key matches exactly
+    /// where its UTF-8 is).
+    static func isRun(_ key: [UInt32], fold: Bool) -> Bool {
+        let producers = fold ? Self.foldedProducers : Self.exactProducers
+        return key.allSatisfy { $0 != 0xFFFD && producers[$0] == nil && isEligible($0) }
+    }
+
     static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
         let producers = fold ? Self.foldedProducers : Self.exactProducers
         var best = 0..<0, start = 0
