@@ -301,14 +301,6 @@ struct Prefilter {
     /// UTF-8 encodings of every code point that can put `c` into a key.
     let needles: [[UInt8]]
 
-    /// For a query key: the prefilter on its longest run of two or more eligible code points that
-    /// nothing else becomes (no producers: most CJK, digits, punctuation), or else on its most
-    /// selective-looking eligible code point, or nil.
-    ///
-    /// A run is one needle, its UTF-8: each of its code points in a text's key comes from itself
-    /// in the text, and two that are adjacent in the key are adjacent in the text (NFC neither
-    /// drops a code point nor moves one across a boundary; a mark between them would stay between
-    /// them in the key), so a text whose key contains the run contains its bytes.
     /// Whether the whole key is one run (see ``make(for:fold:)``): no code point of it is made by
     /// any other (then, in text whose every code point is a boundary, the key matches exactly
     /// where its UTF-8 is).
@@ -317,6 +309,14 @@ struct Prefilter {
         return key.allSatisfy { $0 != 0xFFFD && producers[$0] == nil && isEligible($0) }
     }
 
+    /// For a query key: the prefilter on its longest run of two or more eligible code points that
+    /// nothing else becomes (no producers: most CJK, digits, punctuation), or else on its most
+    /// selective-looking eligible code point, or nil.
+    ///
+    /// A run is one needle, its UTF-8: each of its code points in a text's key comes from itself
+    /// in the text, and two that are adjacent in the key are adjacent in the text (NFC neither
+    /// drops a code point nor moves one across a boundary; a mark between them would stay between
+    /// them in the key), so a text whose key contains the run contains its bytes.
     static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
         let producers = fold ? Self.foldedProducers : Self.exactProducers
         var best = 0..<0, start = 0
