@@ -21,6 +21,7 @@ import itertools
 import re
 import sqlite3
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, List, Tuple
 
 import noteskit as nk
@@ -143,18 +144,25 @@ def _parquet_import(ctx: Any) -> Pair:
     source = ctx.folder / "import.parquet"
     ctx.store.export(source, table="messages")
     counter = itertools.count()
+
+    def fresh(name: str) -> Path:
+        """A new store file's path (one a kept folder's earlier run left there is removed first)."""
+        path = ctx.folder / f"{name}-{next(counter)}.db"
+        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+        return path
     schema = ctx.peer.execute("SELECT group_concat(sql, ';') FROM sqlite_master WHERE tbl_name IN ('conversations', 'messages') "
                               "AND sql IS NOT NULL").fetchone()[0]
 
     def ours() -> Any:
-        with nk.Store.open(ctx.folder / f"import-{next(counter)}.db") as target:
+        with nk.Store.open(fresh("import")) as target:
             return target.import_(source)
 
     def theirs() -> Any:
         # The same work as ours: the file's conversations are made (by uid, with their title, dated
         # by their messages) and each message goes into its new conversation; the file's ids are
         # another store's. (Grouped and looked up with Arrow compute: the peer's cheapest way.)
-        peer = sqlite3.connect(ctx.folder / f"peer-import-{next(counter)}.db", isolation_level=None)
+        peer = sqlite3.connect(fresh("peer-import"), isolation_level=None)
         peer.executescript("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; " + schema + ";")
         table = pq.read_table(source, columns=["uid", "content", "from_me", "sent_at", "sender", "conversation_uid",
                                                "conversation_title"])
