@@ -116,31 +116,13 @@ struct CreatedBuffer {
                 text.withUTF8 { utf8 in
                     if let source = utf8.baseAddress { memcpy(data + used, source, utf8.count) }
                     used += utf8.count
-                    scalars += CreatedBuffer.scalars(utf8)
+                    scalars += UTF8.codePoints(in: utf8)
                 }
                 (offsets + 8 * (row + 1)).storeBytes(of: Int64(scalars), as: Int64.self)
             }
             (base + at).storeBytes(of: Int64(used), as: Int64.self)
             at += 8 * (count + 2) + padded(used)
         }
-    }
-
-    /// The code points of `utf8`: its bytes that do not continue one (`10xxxxxx`), eight at a time.
-    static func scalars(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let base = utf8.baseAddress else { return 0 }
-        let high: UInt64 = 0x8080_8080_8080_8080
-        var count = utf8.count, i = 0
-        while i + 8 <= utf8.count {
-            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            // A continuation byte has bit 7 set and bit 6 clear (`word << 1` puts bit 6 under bit 7).
-            count -= (word & ~(word << 1) & high).nonzeroBitCount
-            i += 8
-        }
-        while i < utf8.count {
-            if base[i] & 0xC0 == 0x80 { count -= 1 }
-            i += 1
-        }
-        return count
     }
 
     mutating func set(_ row: Int, id: Int64, uid: String, time: Timestamp, second: Timestamp? = nil, flag: Bool = false) {

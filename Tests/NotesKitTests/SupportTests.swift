@@ -26,6 +26,21 @@ struct SupportTests {
         }
     }
 
+    @Test("UTF-8 code points are counted as Swift counts scalars, at every length and with broken sequences")
+    func codePointCount() {
+        let texts = ["", "a", "héllo wörld", "今天天气真好 The weather", "🦄🦖 mixed ASCII and emoji 😀", String(repeating: "é字", count: 9)]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            for length in 0...bytes.count {  // every prefix: each length modulo 8, sequences cut short
+                let prefix = Array(bytes[..<length])
+                let expected = prefix.filter { $0 & 0xC0 != 0x80 }.count
+                #expect(prefix.withUnsafeBufferPointer { UTF8.codePoints(in: $0) } == expected, "\(text) [..<\(length)]")
+            }
+            #expect(bytes.withUnsafeBufferPointer { UTF8.codePoints(in: $0) } == text.unicodeScalars.count)
+        }
+        #expect(UTF8.codePoints(in: UnsafeBufferPointer(start: nil, count: 0)) == 0)
+    }
+
     @Test("ISO-8601 text round-trips to the millisecond", arguments: [
         "1970-01-01T00:00:00.000Z", "2026-11-29T15:28:06.123Z", "0001-01-01T00:00:00.000Z",
         "9999-12-31T23:59:59.999Z", "2000-02-29T12:00:00.001Z", "1969-12-31T23:59:59.999Z",

@@ -111,7 +111,7 @@ extension TextMeasurer {
                         node = current.pointee.next
                     }
                     if end != run.end {
-                        let chars = TextMeasurer.codePoints(buffer, from: start, to: next)
+                        let chars = UTF8.codePoints(in: UnsafeBufferPointer(rebasing: buffer[start..<next]))
                         window = max(128, min(1 << 16, chars * TextMeasurer.windowLines / keep + TextMeasurer.margin))
                     }
                     start = next
@@ -179,12 +179,6 @@ extension TextMeasurer {
             if text[i] & 0xC0 != 0x80 { count += 1 }
         }
         return i
-    }
-
-    static func codePoints(_ text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
-        var count = 0
-        for i in start..<end where text[i] & 0xC0 != 0x80 { count += 1 }
-        return count
     }
 }
 

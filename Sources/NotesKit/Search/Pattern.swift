@@ -155,7 +155,7 @@ struct Pattern {
                     from = end
                     continue
                 }
-                index += codePoints(base + counted, start - counted)
+                index += UTF8.codePoints(in: UnsafeBufferPointer(start: base + counted, count: start - counted))
                 out.append(index..<(index + m))
                 index += m
                 counted = end
@@ -163,23 +163,5 @@ struct Pattern {
             }
         }
         return out.count > mark
-    }
-
-    /// The code points that start in `count` bytes of UTF-8 (the bytes that are not 10xxxxxx).
-    @inline(__always)
-    private static func codePoints(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
-        var continuations = 0, i = 0
-        let raw = UnsafeRawPointer(p)
-        while i + 8 <= count {
-            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            // One bit per continuation byte, summed by a multiply (no popcount on the baseline CPU).
-            continuations += Int((((w & ~(w << 1) & 0x8080_8080_8080_8080) >> 7) &* 0x0101_0101_0101_0101) >> 56)
-            i += 8
-        }
-        while i < count {
-            if p[i] & 0xC0 == 0x80 { continuations += 1 }
-            i += 1
-        }
-        return count - continuations
     }
 }

@@ -30,3 +30,24 @@ extension String {
         return count
     }
 }
+
+extension Unicode.UTF8 {
+    /// The code points that start in `bytes`: the bytes that do not continue a sequence (not
+    /// `10xxxxxx`), counted eight at a time (summed by a multiply: the baseline CPU has no popcount).
+    public static func codePoints(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        var continuations = 0, i = 0
+        while i + 8 <= bytes.count {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            // A continuation byte has bit 7 set and bit 6 clear (`w << 1` puts bit 6 under bit 7).
+            continuations += Int((((w & ~(w << 1) & 0x8080_8080_8080_8080) >> 7) &* 0x0101_0101_0101_0101) >> 56)
+            i += 8
+        }
+        while i < bytes.count {
+            if base[i] & 0xC0 == 0x80 { continuations += 1 }
+            i += 1
+        }
+        return bytes.count - continuations
+    }
+}
