@@ -412,13 +412,6 @@ struct UIDSet {
         return inserted
     }
 
-    /// Makes room for `records` uids in all, so that the set does not grow on the way.
-    mutating func reserve(_ records: Int) {
-        var size = max(slots.count, 1 << 10)
-        while size < records * 2 { size *= 2 }
-        if size > slots.count { resize(to: size) }
-    }
-
     private mutating func resize(to size: Int) {
         let old = slots
         slots = [UInt128](repeating: 0, count: size)

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Importing a table of records given column by column (a Parquet file read by pyarrow, any Arrow
 /// stream): the same import as a file's — one transaction, records matched by uid, the conflict
 /// and error policies, the report — with rows instead of lines.
