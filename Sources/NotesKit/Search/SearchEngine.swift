@@ -200,14 +200,19 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
         keyset = target.walk
         idKeyset = target.idWalk
         if let filter = db.sql.searchFilter, !query.isEmpty {
-            let columns = target.index.columns
-            let names = target.fields.compactMap { field in columns.first { $0.field == field.field }?.name }
+            let names = Self.searchedColumns(of: target)
             var key = String.UnicodeScalarView()
             key.append(contentsOf: query.key.compactMap(Unicode.Scalar.init))
             serverFilter = (filter.condition(names, query.caseSensitive), Array(repeating: String(key), count: names.count))
         } else {
             serverFilter = nil
         }
+    }
+
+    /// The names of the columns whose texts `target`'s search reads, in the order of its fields.
+    private static func searchedColumns(of target: Target) -> [String] {
+        let columns = target.index.columns
+        return target.fields.compactMap { field in columns.first { $0.field == field.field }?.name }
     }
 
     /// Puts up to `limit + 1` hits after `position`, in search order, into ``sink``. Run once.
@@ -528,10 +533,8 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
             // SQLite checks each row in the statement (``ScanFilter``) and sends those that may
             // match, and those where the order is checked or the budget runs out.
             let filter = ScanFilter(keyset, prefilter: query.isEmpty ? nil : prefilter)
-            let columns = target.index.columns
-            let texts = fields.compactMap { field in columns.first { $0.field == field.field }?.name }
-            let stmt = try keyset.rowidOrderStatement(
-                db, where: "nk_scan_row(?, \(keyset.id), \(keyset.key), \(texts.joined(separator: ", ")))")
+            let texts = Self.searchedColumns(of: target).joined(separator: ", ")
+            let stmt = try keyset.rowidOrderStatement(db, where: "nk_scan_row(?, \(keyset.id), \(keyset.key), \(texts))")
             stmt.bind(1, scanFilter: filter)
             rowid = RowidWalk(stmt: stmt, filter: filter)
         }
