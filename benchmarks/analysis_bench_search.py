@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import heapq
-import json
 import itertools
+import json
 import re
 import sqlite3
 from datetime import datetime, timezone
@@ -151,6 +151,7 @@ def _parquet_import(ctx: Any) -> Pair:
         for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             leftover.unlink(missing_ok=True)
         return path
+
     schema = ctx.peer.execute("SELECT group_concat(sql, ';') FROM sqlite_master WHERE tbl_name IN ('conversations', 'messages') "
                               "AND sql IS NOT NULL").fetchone()[0]
 
