@@ -41,6 +41,11 @@ class Article:
     updated_at: datetime
     revision: int
 
+    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:
+        # pickle and copy rebuild the record through its constructor: the default for a class with
+        # __slots__ would set the fields one by one, which a frozen dataclass refuses.
+        return (type(self), tuple(getattr(self, name) for name in self.__slots__))
+
     def _repr_html_(self) -> str:
         from ._display import html_record
 
@@ -81,6 +86,9 @@ class Message:
         for name, value in (("id", id), ("uid", uid), ("conversation_id", conversation_id), ("content", content),
                             ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
             object.__setattr__(self, name, value)
+
+    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:  # as Article's
+        return (type(self), tuple(getattr(self, name) for name in self.__slots__))
 
     def __repr__(self) -> str:  # long text cut
         from ._display import record_repr
@@ -126,6 +134,17 @@ class Conversation:
             raise InvalidArgumentError("this Conversation is not bound to a store (it was built by hand or by "
                                        "dataclasses.replace); get it from store.conversations")
         return store
+
+    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:
+        # pickled, the record travels without its store (a store is a live handle): it comes back
+        # unbound, as one from dataclasses.replace, and store.conversations.get(id) binds it again.
+        return (type(self), (self.id, self.uid, self.title, self.created_at, self.last_activity_at))
+
+    def __copy__(self) -> "Conversation":  # frozen: a copy may be itself, still bound
+        return self
+
+    def __deepcopy__(self, memo: Dict[int, object]) -> "Conversation":
+        return self
 
     def send(self, text: str) -> Message:
         """Adds a message sent by the user (``from_me=True``), now. See :meth:`Messages.send`."""
