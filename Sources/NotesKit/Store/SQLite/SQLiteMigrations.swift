@@ -209,10 +209,10 @@ enum SQLiteSchema {
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
         }
-        if rebuilds {
+        if rebuilds && !done.isEmpty {
             // Give the old tables' pages back: at once in incremental mode, else by one VACUUM
             // (`compact()` does it if this is interrupted, or fails, e.g. on a full disk: the
-            // migration itself has committed).
+            // migration itself has committed). A new store has none worth a VACUUM.
             if let sqlite = db.sqlite, (try? sqlite.reclaimSpace()) == nil {
                 _ = try? sqlite.reclaimSpaceOutsideTransaction()
             }
