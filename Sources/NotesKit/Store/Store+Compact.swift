@@ -4,8 +4,9 @@ public struct CompactReport: Equatable, Sendable {
     public var changesRemoved: Int
     /// Changes the feed holds after the compaction.
     public var changesKept: Int
-    /// Bytes of the store file given back (freed pages times the page size). In WAL mode the file
-    /// itself shrinks at the next checkpoint.
+    /// Bytes of the store file given back (freed pages times the page size): 0 when the free pages
+    /// were under a quarter of the file and stay for later writes. In WAL mode the file itself
+    /// shrinks at the next checkpoint.
     public var bytesFreed: Int64
     /// The compaction horizon: a superseded change with a seq up to this one was removed. A
     /// reader whose `since` is below it reads the compacted feed (each record's latest change).
@@ -30,9 +31,12 @@ extension Store {
     /// `since` is older than the removed changes reads the compacted feed (the latest change of
     /// each such record, e.g. an `update` without its `create`), never a silent gap.
     ///
-    /// Then frees the pages: `PRAGMA incremental_vacuum` (stores are in incremental auto-vacuum
-    /// mode), or, for a store still without it (migrated, and its one-time `VACUUM` interrupted),
-    /// a `VACUUM` that switches it. One write transaction; O(n) in the feed's changes.
+    /// Then gives freed pages back to the file system when they are at least a quarter of the file:
+    /// by a `VACUUM` after the transaction, which rewrites the file (and needs as much free disk
+    /// again); below that they stay in the file for later writes to reuse, and `bytesFreed` is 0.
+    /// (A store made in incremental auto-vacuum mode, before NotesKit stopped making them so, runs
+    /// `PRAGMA incremental_vacuum` in the transaction instead, whatever it freed.) One write
+    /// transaction, O(n) in the feed's changes, plus the `VACUUM` when one is due.
     public func compact(retainMilliseconds: Int64 = 0) throws -> CompactReport {
         guard retainMilliseconds >= 0 else {
             throw NotesError.validation("retain", "the retention window must be 0 or more, got \(retainMilliseconds) ms")

@@ -25,6 +25,13 @@ def lazy_run(path: Path) -> Tuple[Any, ...]:
     return (keys["feed_lazy_seq"], keys["feed_lazy_id"]) if keys else ()
 
 
+def pages(path: Path) -> Tuple[int, int, int]:
+    """(auto_vacuum mode, page count, free-list pages) of the store file, as committed."""
+    with sqlite3.connect(path) as db:
+        mode, size, free = (int(db.execute(f"PRAGMA {name}").fetchone()[0]) for name in ("auto_vacuum", "page_count", "freelist_count"))
+    return mode, size, free
+
+
 def latest_per_record(changes: List[nk.Change]) -> List[Tuple[Any, ...]]:
     latest = {}
     for c in changes:
@@ -79,13 +86,52 @@ def test_compact_keeps_each_records_latest_change_and_frees_pages(db_path: Path)
         assert [(c.seq, c.entity, c.op, c.id, c.uid, c.revision) for c in compacted] == latest_per_record(full)
         assert report.changes_removed == len(full) - len(compacted)
         assert report.changes_kept == len(compacted) == 200 + 1 + 300
-        assert report.horizon == store.last_change_seq() and report.bytes_freed > 0
+        assert report.horizon == store.last_change_seq()
+        # The removed changes' pages are on the free list, under a quarter of the file: kept for
+        # later writes, none given back (see test_freed_pages_are_reused_and_given_back_once_…).
+        _, size, free = pages(db_path)
+        assert report.bytes_freed == 0 and 0 < free * 4 < size
         assert [c.op for c in compacted if c.id == arts[7].id and c.entity == "article"] == ["delete"]
         # Compacting again finds nothing to remove; the feed's newest seq never moves back.
         again = store.compact()
         assert (again.changes_removed, again.changes_kept) == (0, len(compacted))
         newer = store.articles.create(title="n", content="c")
         assert store.changes(since=report.horizon)[0].seq == report.horizon + 1 and newer.id > arts[-1].id
+
+
+def test_freed_pages_are_reused_and_given_back_once_they_are_a_quarter_of_the_file(db_path: Path) -> None:
+    # New stores have no auto-vacuum: deletes put pages on the free list, later writes reuse them.
+    with nk.Store.open(db_path) as store:
+        arts = store.articles.create_many([{"title": f"t{i}", "content": f"{i} " + "x" * 600} for i in range(2_000)])
+        store.articles.delete_many([a.id for a in arts[:200]])
+        mode, size, free = pages(db_path)
+        assert mode == 0 and 0 < free * 4 < size
+        report = store.compact()  # under a quarter free: kept for later writes, nothing given back
+        assert report.bytes_freed == 0 and pages(db_path)[1] == size
+        free = pages(db_path)[2]
+        store.articles.create_many([{"title": f"n{i}", "content": "y" * 600} for i in range(100)])
+        assert pages(db_path)[1] == size and pages(db_path)[2] < free  # written into freed pages
+        store.articles.delete_many([a.id for a in arts[200:1_500]])
+        _, size, free = pages(db_path)
+        assert free * 4 >= size
+        report = store.compact()  # a quarter or more free: one VACUUM gives the pages back
+        mode, after, free = pages(db_path)
+        assert mode == 0 and free == 0 and after * 2 < size and report.bytes_freed >= (size - after) * 4096
+        assert store.articles.count() == 600 and store.articles.get(arts[-1].id).content.startswith("1999 ")
+
+
+def test_a_store_made_in_incremental_auto_vacuum_mode_keeps_it_and_compact_gives_back_what_it_freed(db_path: Path) -> None:
+    with nk.Store.open(db_path) as store:
+        arts = store.articles.create_many([{"title": f"t{i}", "content": "x" * 600} for i in range(2_000)])
+    with sqlite3.connect(db_path) as db:  # as NotesKit made new stores before
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        db.execute("VACUUM")
+    with nk.Store.open(db_path) as store:
+        store.articles.delete_many([a.id for a in arts[:200]])
+        mode, size, free = pages(db_path)
+        assert mode == 2 and 0 < free * 4 < size
+        report = store.compact()  # PRAGMA incremental_vacuum in its transaction: even a little is given back
+        assert report.bytes_freed >= free * 4096 and pages(db_path)[0] == 2 and store.articles.count() == 1_800
 
 
 def test_a_reader_behind_the_horizon_gets_the_latest_change_of_every_record_after_since(db_path: Path) -> None:

@@ -9,21 +9,35 @@ extension SQLiteConnection {
         return try statement.step() ? statement.int64(0) : 0
     }
 
-    /// Inside the compaction's write: `PRAGMA incremental_vacuum` in incremental auto-vacuum mode
-    /// (every store made by this library), returning the bytes given back; nil for a store without
-    /// that mode (see ``reclaimSpaceOutsideTransaction()``).
+    /// Inside the compaction's write: gives the file's freed pages back where that is cheap, and
+    /// returns the bytes given back, or nil when they are to be given back by a `VACUUM` after the
+    /// transaction (``reclaimSpaceOutsideTransaction()``).
+    ///
+    /// Stores are made without auto-vacuum: a pointer map would cost every write that allocates a
+    /// page or moves cells between pages (a third more instructions in SQLite's b-tree inserts), and the
+    /// free list's pages are reused by later writes anyway. So the pages are given back only when
+    /// the free list holds at least ``vacuumFreeFraction`` of the file, by a `VACUUM` (which
+    /// rewrites the file: its cost is then at most a few times the writes that freed that much);
+    /// below that they stay for later writes, and 0 bytes are given back. A store made before in
+    /// incremental auto-vacuum mode runs `PRAGMA incremental_vacuum` here, costing what was freed.
     func reclaimSpace() throws -> Int64? {
-        guard try pragma("PRAGMA auto_vacuum") == 2 else { return nil }
         let before = try pragma("PRAGMA page_count")
+        guard try pragma("PRAGMA auto_vacuum") == 2 else {
+            return try pragma("PRAGMA freelist_count") * Self.vacuumFreeFraction >= before ? nil : 0
+        }
         try execute("PRAGMA incremental_vacuum")
         return max(0, before - (try pragma("PRAGMA page_count"))) * (try pragma("PRAGMA page_size"))
     }
 
-    /// Rewrites the whole file with `auto_vacuum = INCREMENTAL` (VACUUM; outside any transaction):
-    /// what a store made before that mode needs once. Returns the bytes it gave back.
+    /// The part of the file (1 / this) the free list must hold before ``reclaimSpace()`` asks
+    /// for a `VACUUM`: a quarter.
+    static let vacuumFreeFraction: Int64 = 4
+
+    /// Rewrites the whole file without its free pages (VACUUM; outside any transaction; the file
+    /// keeps its auto-vacuum mode). Returns the bytes it gave back.
     func reclaimSpaceOutsideTransaction() throws -> Int64 {
         let before = try pragma("PRAGMA page_count")
-        try execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+        try execute("VACUUM")
         return max(0, before - (try pragma("PRAGMA page_count"))) * (try pragma("PRAGMA page_size"))
     }
 

@@ -14,8 +14,8 @@
 /// SQLite cannot change a column's type in place, so each table is copied into a new one (ids,
 /// and the AUTOINCREMENT counters, kept), the old one dropped and the new one renamed, in the
 /// migration's one transaction with foreign keys off (dropping `conversations` would otherwise
-/// delete every message). The old pages are given back afterwards by a `VACUUM` that also turns
-/// on incremental auto-vacuum (see ``Store/compact(retainMilliseconds:)``).
+/// delete every message). The old pages are given back afterwards by a `VACUUM` (see
+/// ``Store/compact(retainMilliseconds:)``).
 enum CompactRowsMigration {
     static let name = "0005_compact_rows_and_feed"
 

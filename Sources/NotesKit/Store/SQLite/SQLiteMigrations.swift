@@ -160,9 +160,9 @@ enum SQLiteSchema {
         // The first read of a file that is not a database fails here, with SQLITE_NOTADB; another
         // application's database is refused here, before switching to WAL would alter its header.
         try refuseForeignDatabase(db)
-        // Freed pages can be given back without rewriting the file (`Store.compact`). Takes effect
-        // only on a new, empty file (a store made before it is switched by one VACUUM).
-        if !readOnly, try Store.scalar(db, "PRAGMA page_count") == 0 { try db.execute("PRAGMA auto_vacuum = INCREMENTAL") }
+        // No auto-vacuum (SQLite's default, `NONE`): freed pages go to the file's free list and
+        // later writes reuse them; `Store.compact` gives them back (see `reclaimSpace`). Stores
+        // made before in `INCREMENTAL` mode keep it.
         if !inMemory && !readOnly { try db.execute("PRAGMA journal_mode = WAL") }
         // WAL with synchronous=FULL syncs the WAL at every commit: a returned write survives a power
         // cut. NORMAL syncs only at checkpoints: consistent, but the last commits may be lost. The
@@ -209,10 +209,10 @@ enum SQLiteSchema {
             }
             try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(migrations.count)")
         }
-        if rebuilds {
-            // Give the old tables' pages back: at once in incremental mode, else by the one VACUUM
-            // that switches the store to it (a store made before; `compact()` does it if this is
-            // interrupted, or fails, e.g. on a full disk: the migration itself has committed).
+        if rebuilds && !done.isEmpty {
+            // Give the old tables' pages back: at once in incremental mode, else by one VACUUM
+            // (`compact()` does it if this is interrupted, or fails, e.g. on a full disk: the
+            // migration itself has committed). A new store has none worth a VACUUM.
             if let sqlite = db.sqlite, (try? sqlite.reclaimSpace()) == nil {
                 _ = try? sqlite.reclaimSpaceOutsideTransaction()
             }

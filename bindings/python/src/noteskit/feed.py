@@ -12,7 +12,8 @@ class CompactReport:
     ``changes_removed`` changes were superseded by a newer change of the same record and left the
     feed; ``changes_kept`` remain (each record's latest change, deletes included, and what a
     retention window or a subscriber still needed); ``bytes_freed`` is what the file gave back
-    (in WAL mode the file shrinks at the next checkpoint); ``horizon`` is the seq up to which
+    (0 when the free pages were under a quarter of the file: they stay for later writes; in WAL
+    mode the file shrinks at the next checkpoint); ``horizon`` is the seq up to which
     superseded changes were removed: ``changes(since)`` below it reads the compacted feed, the
     latest change of every record changed after ``since``.
 

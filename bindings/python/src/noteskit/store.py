@@ -305,7 +305,9 @@ class Store(_Handle):
         Changes recorded within ``retain`` (a ``timedelta`` or seconds; ``None`` keeps none for
         that reason) stay as they are, and so do those a subscriber is still to be handed. A
         reader whose ``since`` is older than what was removed gets the latest change of every
-        record changed after it, never a silent gap. One write transaction.
+        record changed after it, never a silent gap. One write transaction; then, when the
+        file's free pages are a quarter of it or more, a ``VACUUM`` gives them back (it rewrites
+        the file); fewer stay in the file for later writes to reuse.
         """
         from datetime import timedelta
 
