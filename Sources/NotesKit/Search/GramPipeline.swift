@@ -9,8 +9,9 @@ import Glibc
 ///
 /// Every insert of an article or message hands its id and text here (``WriteContext/indexLater``),
 /// in increasing id order. Texts are gathered into batches; a full batch is turned into postings by
-/// a thread of its own (the previous batch's thread is joined first, so batches are added in
-/// order and one thread at a time touches the accumulator). When the transaction folds, the
+/// a thread of its own, one thread at a time (so batches are added in order and one thread
+/// touches the accumulator): while the previous batch's thread is still at work, the texts go on
+/// gathering into the next batch instead of the writer waiting for it. When the transaction folds, the
 /// postings are written from memory instead of reading the records back and building them on the
 /// writer's thread (`SearchIndex.fold`).
 ///
@@ -39,6 +40,8 @@ final class GramPipeline {
         return made
     }
     private var thread: pthread_t?
+    /// The batch `thread` builds (nil when none runs).
+    private var running: GramJob?
 
     /// A batch is handed to a thread once it holds this much text (or records).
     static let batchBytes = 1 << 18
@@ -98,13 +101,16 @@ final class GramPipeline {
         sharedStorage?.accumulator.withLock { $0.clear() }
     }
 
+    /// Hands the batch to a thread, unless the previous batch's thread is still at work: then the
+    /// texts go on gathering (the next batch is all of them), and the writer goes on without waiting.
     private func startBatch() {
+        if let running, !running.done.load(ordering: .acquiring) { return }
         join()
         let job = GramJob(shared: shared, documents: batch)
         batch = []
         batchBytes = 0
         thread = startThread { job.run() }
-        if thread == nil { job.run() }  // no thread to be had: build it here
+        if thread == nil { job.run() } else { running = job }  // no thread to be had: built here
     }
 
     private func join() {
@@ -112,6 +118,7 @@ final class GramPipeline {
             pthread_join(thread, nil)
             self.thread = nil
         }
+        running = nil
     }
 }
 
@@ -153,13 +160,18 @@ final class GramAccumulation: Sendable {
 final class GramJob: Sendable {
     let shared: GramAccumulation
     let documents: [SearchIndex.Document]
+    /// True once ``run()`` has added every document.
+    let done = Atomic<Bool>(false)
 
     init(shared: GramAccumulation, documents: [SearchIndex.Document]) {
         self.shared = shared
         self.documents = documents
     }
 
-    func run() { shared.build(documents) }
+    func run() {
+        shared.build(documents)
+        done.store(true, ordering: .releasing)
+    }
 }
 
 /// The rows a fold writes for accumulated postings (``SearchIndex/write(_:_:indexIsEmpty:)``),

@@ -11,22 +11,36 @@ extension Article: InsertedRecord {}
 extension Message: InsertedRecord {}
 
 extension WriteContext {
+    /// Rows inserted and then announced at a time by ``insertRecords(_:_:announce:bind:)``: a bulk
+    /// write's observers take each chunk while the rows after it are inserted (the search index's
+    /// ``GramPipeline`` builds its postings on the other core meanwhile, instead of after the
+    /// last insert). A multiple of every backend's rows a statement.
+    static let announcedRows = 1_024
+
     /// Inserts `records` through ``insertRows(count:_:bind:uid:)`` (`bind(statement,
     /// firstParameter, record)` binds one), and announces the ones written, with their new ids, as
-    /// `announce`. Returns each record's new id, or nil when one with its uid was there already.
+    /// `announce`, ``announcedRows`` at a time. Returns each record's new id, or nil when one with
+    /// its uid was there already (or earlier in `records`).
     func insertRecords<Record: InsertedRecord>(_ records: [Record], _ sql: StoreSQL.RowInserts,
                                                announce: ([Record]) -> RecordChange,
                                                bind: (Statement, Int32, Record) -> Void) throws -> [Int64?] {
-        let ids = try insertRows(count: records.count, sql, bind: { bind($0, $1, records[$2]) }, uid: { records[$0].uid })
-        var created: [Record] = []
-        created.reserveCapacity(records.count)
-        for (k, id) in ids.enumerated() {
-            guard let id else { continue }
-            var record = records[k]
-            record.id = id
-            created.append(record)
-        }
-        try self.announce(announce(created))
+        var ids: [Int64?] = []
+        ids.reserveCapacity(records.count)
+        repeat {
+            let start = ids.count, end = min(start + Self.announcedRows, records.count)
+            let chunk = try insertRows(count: end - start, sql, bind: { bind($0, $1, records[start + $2]) },
+                                       uid: { records[start + $0].uid })
+            var created: [Record] = []
+            created.reserveCapacity(chunk.count)
+            for (k, id) in chunk.enumerated() {
+                guard let id else { continue }
+                var record = records[start + k]
+                record.id = id
+                created.append(record)
+            }
+            try self.announce(announce(created))
+            ids += chunk
+        } while ids.count < records.count
         return ids
     }
 
