@@ -175,7 +175,11 @@ char *nk_last_error(void);
  *   draft         id, uid, article_id (nullable), base_revision (nullable), title, content, created_at, updated_at
  *   change        seq, entity, op, id, uid, revision (nullable), at
  * A page answer (list, history, search) also hands out *out_cursor: the next page's cursor
- * (owned, free with nk_free), NULL on the last page. */
+ * (owned, free with nk_free), NULL on the last page.
+ * In a batch a call hands out (not a stream's), the offsets buffer of each string (not
+ * large_string) column goes on, after its length + 1 byte offsets, with length + 1 int32
+ * code-point offsets: where each row's text starts and ends in characters, so a reader may decode
+ * the column's text at once and slice it (Arrow readers read the byte offsets only). */
 
 /* How many Arrow structs (arrays, schemas, streams, children included) the library handed out
  * whose release has not been called yet: 0 once a caller released everything it got. */

@@ -216,9 +216,10 @@ func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchem
 }
 
 /// Exports a batch and its schema (the schema from the finished columns: `large_string` where a
-/// column's text passed 2 GiB). Frees the batch's buffers when an out-parameter is missing.
+/// column's text passed 2 GiB), its `string` columns with code-point offsets after their byte
+/// offsets (include/noteskit.h, "Records": the calls' batches, not the streams').
 func exportBatch(_ batch: ColumnBatch, array: UnsafeMutablePointer<ArrowArray>, schema: UnsafeMutablePointer<ArrowSchema>) throws {
-    let (rows, columns) = try batch.finish()
+    let (rows, columns) = try batch.finish(codePointOffsets: true)
     exportSchema(columns.map(FieldType.init), to: schema)
     exportBatch(rows, columns, to: array)
 }

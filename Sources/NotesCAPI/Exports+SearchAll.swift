@@ -25,8 +25,8 @@ public func nk_store_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CCh
         let articles = page.articles, messages = page.messages
         let letters = page.order.map { UInt8(ascii: $0 ? "a" : "m") }
         // Everything that can fail first, then the out-parameters (which cannot).
-        let (messageRows, messageColumns) = try messages.finish()
-        let (articleRows, articleColumns) = try articles.finish()
+        let (messageRows, messageColumns) = try messages.finish(codePointOffsets: true)
+        let (articleRows, articleColumns) = try articles.finish(codePointOffsets: true)
         let orderText = try ownedCString(letters)
         let next: UnsafeMutablePointer<CChar>?
         do {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
+from codecs import utf_8_decode as _utf_8_decode
 from ctypes import CFUNCTYPE, addressof, c_char_p, c_void_p, py_object, string_at
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -153,7 +154,21 @@ def _strings(data: bytes, o: List[int]) -> List[str]:
     return [data[a:b].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
 
 
-def _column(address: int, field: Field) -> List[Any]:
+def _text_by_code_points(start: int, end: int, at: int, n: int) -> Optional[List[str]]:
+    """The ``n`` texts of a string column whose UTF-8 is at ``start ..< end``, decoded at once and
+    sliced by the ``n + 1`` code-point offsets at ``at``; None when the bytes are not UTF-8 (a
+    damaged file: the caller decodes row by row, with U+FFFD)."""
+    c = _numbers("i", 4, at, n + 1)
+    try:
+        text = _utf_8_decode(MEMORY[start:end])[0]
+    except UnicodeDecodeError:
+        return None
+    if len(text) != c[-1] - c[0]:
+        return None
+    return [text[a:b] for a, b in zip(c, c[1:])]
+
+
+def _column(address: int, field: Field, code_points: bool = False) -> List[Any]:
     length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _unpack_array(MEMORY, address)
     if length == 0:
         return []
@@ -170,7 +185,10 @@ def _column(address: int, field: Field) -> List[Any]:
     elif fmt in ("u", "U"):
         o = (_numbers("i", 4, buf[1] + 4 * offset, length + 1) if fmt == "u" else
              _numbers("q", 8, buf[1] + 8 * offset, length + 1))
-        values = _strings(MEMORY[buf[2] + o[0]:buf[2] + o[-1]].tobytes(), o)
+        start, end = buf[2] + o[0], buf[2] + o[-1]
+        texts = (_text_by_code_points(start, end, buf[1] + 4 * (length + 1), length)
+                 if code_points and fmt == "u" and not offset else None)
+        values = texts if texts is not None else _strings(MEMORY[start:end].tobytes(), o)
     elif fmt == "+l":
         o = _numbers("i", 4, buf[1] + 4 * offset, length + 1)
         (child,) = _pointers(children, n_children)
@@ -189,10 +207,12 @@ def _column(address: int, field: Field) -> List[Any]:
     return values
 
 
-def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
+def read_batch(array: int, schema: Field, code_points: bool = False) -> Dict[str, List[Any]]:
     """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
     (times as int milliseconds; list<int32>, the match spans' flat start, end pairs, as lists of
-    ``(start, end)`` tuples). The array is not released."""
+    ``(start, end)`` tuples). The array is not released. ``code_points``: the batch was handed out
+    by a call (not a stream), so its ``string`` columns' offsets go on with code-point offsets
+    (``include/noteskit.h``, "Records"): each column's text is decoded at once and sliced by them."""
     length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
     if not release_fn:
         raise InternalError("the Arrow array was already released")
@@ -200,7 +220,7 @@ def read_batch(array: int, schema: Field) -> Dict[str, List[Any]]:
         raise InternalError(f"a batch of {n_children} columns does not match its schema of {len(schema.children)}")
     if not length:
         return {field.name: [] for field in schema.children}
-    return {field.name: _column(child, field) for child, field in zip(_pointers(children, n_children), schema.children)}
+    return {field.name: _column(child, field, code_points) for child, field in zip(_pointers(children, n_children), schema.children)}
 
 
 #: The bytes of the buffer a packed row is written into when it fits (``nk_article_get``).
@@ -233,7 +253,7 @@ _out_second = _Out()
 def _take(out: _Out) -> Tuple[Dict[str, List[Any]], int]:
     """The batch in ``out`` as columns and its length; both structs released."""
     try:
-        return read_batch(out.array_at, read_schema(out.schema_at)), _unpack_array(MEMORY, out.array_at)[0]
+        return read_batch(out.array_at, read_schema(out.schema_at), True), _unpack_array(MEMORY, out.array_at)[0]
     finally:
         release(out.array_at, _RELEASE_AT_ARRAY)
         release(out.schema_at, _RELEASE_AT_SCHEMA)
