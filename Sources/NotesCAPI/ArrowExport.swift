@@ -104,22 +104,29 @@ func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutable
 /// Format strings and field names as C strings made once and kept for the life of the process:
 /// the library uses a few dozen, and a consumer may cache what it decoded by address.
 private enum InternedStrings {
-    /// Each text's C string, as its address (0 when memory ran out), and the last list of texts
-    /// looked up with its answer: a page of one kind after another asks for the same list, found by
-    /// comparing it (the same string storage: a compare each) before a text is hashed.
-    static let table = Mutex<(strings: [String: UInt], lastTexts: [String], last: [UInt])>(([:], [], []))
+    /// Each text's C string, as its address (0 when memory ran out), and the last few lists of
+    /// texts looked up with their answers: pages ask for the same lists again and again (a
+    /// `store.search` page for two in turn, its message hits' and its article hits'), each found
+    /// by comparing it (the same string storage: a compare each) before a text is hashed.
+    static let table = Mutex<(strings: [String: UInt], recent: [(texts: [String], found: [UInt])])>(([:], []))
+
+    /// How many lists ``table`` remembers.
+    static let recentLists = 4
 
     /// The C strings of `texts`, in order, looked up (and made when new) under one lock.
     static func get(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] {
         table.withLock { t in
-            if texts == t.lastTexts { return t.last }
+            if let hit = t.recent.firstIndex(where: { $0.texts == texts }) { return t.recent[hit].found }
             let found = texts.map { text -> UInt in
                 if let p = t.strings[text] { return p }
                 let p = UInt(bitPattern: strdup(text))
                 if p != 0 { t.strings[text] = p }
                 return p
             }
-            if !found.contains(0) { (t.lastTexts, t.last) = (texts, found) }
+            if !found.contains(0) {
+                if t.recent.count == recentLists { t.recent.removeFirst() }
+                t.recent.append((texts, found))
+            }
             return found
         }.map { UnsafeMutablePointer<CChar>(bitPattern: $0) }
     }

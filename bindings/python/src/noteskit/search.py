@@ -84,6 +84,7 @@ def kinds_code(kinds: Union[str, Sequence[str]]) -> int:
 
 BOTH = ("articles", "messages")
 _ARTICLE, _MESSAGE = b"am"  # the order's letters (bytes: read as ints)
+_MEMORY = _arrow.MEMORY
 
 
 def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
@@ -105,8 +106,9 @@ def search(store: "Store", query: str, kinds: Union[str, Sequence[str]] = BOTH,
             message_columns, n_messages = _arrow._take(messages_out)
         finally:
             article_columns, n_articles = _arrow._take(out)
-        # (the order matters on a page of both kinds only)
-        letters = string_at(order_pointer) if order_pointer and n_articles and n_messages else b""
+        # (the order matters on a page of both kinds only; it has a letter per hit: read in place)
+        letters = _MEMORY[order_pointer:order_pointer + n_articles + n_messages].tobytes() \
+            if order_pointer and n_articles and n_messages else b""
         next_cursor = string_at(cursor_pointer).decode() if cursor_pointer else None
     finally:
         if order_pointer:
