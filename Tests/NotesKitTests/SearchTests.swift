@@ -116,15 +116,20 @@ struct SearchTests {
         #expect(out == [0..<2, 2..<4])
     }
 
-    @Test("a key matched as its UTF-8 (one run of the prefilter) finds what the code-point matcher finds")
+    @Test("a key matched as its UTF-8 (its literal form) finds what the code-point matcher finds")
     func literalMatching() {
         let texts = ["", "苇", "芦苇苇苇 the 苇", "ab苇c", "，。苇！😀苇", "x" + String(repeating: "今天天气真好", count: 9) + "好",
-                     "Zyxel量子 12345 量子纠缠", "e\u{301}苇", "苇\u{FA10}苇", "苇苇\u{0301}", "👨‍👩‍👧苇👍🏽", "abcdefgh苇ijklmnop苇"]
-        let keys = ["苇", "苇苇", "今天天气真好", "天气", "量子", "12", "，", "😀"]
+                     "Zyxel量子 12345 量子纠缠", "e\u{301}苇", "苇\u{FA10}苇", "苇苇\u{0301}", "👨‍👩‍👧苇👍🏽", "abcdefgh苇ijklmnop苇",
+                     // Hostile to the ASCII letters matched in either case:
+                     "The THE tHe the thE", "TheThehe", "Thé e\u{301} E\u{301} é É", "ＴＨＥ ｔｈｅ Ｅ ｅ", "ſ S s ß ẞ SS",
+                     "İ ı I i i\u{307}", "K \u{212A} k", "е Е e", "ǅ ǆ Ǆ", "eeeeeeeeeeeeeeeeeEEEEEEEEEEEEE", "@[`{ `@ {[",
+                     "ZYXEL量子 zyxel量子 ZyXeL量子", "今天天气真好 \u{F9E3}天天气真好", "0123456789abcdefghijklmnoTHE"]
+        let queries = ["苇", "苇苇", "今天天气真好", "天气", "量子", "12", "，", "😀", "e", "The", "the", "hE", "s", "ss", "ß", "k", "i",
+                       "İ", "ı", "é", "Zyxel量子", "@", "[", "`", "{", "ǅ", "ｅ"]
         var checked = 0
-        for key in keys {
-            let scalars = Array(key.unicodeScalars.map(\.value))
+        for query in queries {
             for fold in [false, true] {
+                let scalars = SearchText.key(of: query, caseSensitive: !fold)
                 let literal = Pattern(scalars, fold: fold), general = Pattern(scalars)
                 for text in texts {
                     var bytes = Array(text.utf8)
@@ -133,16 +138,22 @@ struct SearchTests {
                         var a: [Range<Int>] = [], b: [Range<Int>] = []
                         let x = literal.matches(utf8: utf8, fold: fold, into: &a)
                         let y = general.matches(utf8: utf8, fold: fold, into: &b)
-                        #expect(x == y && a == b, "\(key) in \(text.debugDescription): \(a) against \(b)")
+                        #expect(x == y && a == b, "\(query) (fold \(fold)) in \(text.debugDescription): \(a) against \(b)")
                     }
                     checked += 1
                 }
             }
         }
-        #expect(checked == keys.count * 2 * texts.count)
-        // (Some CJK ideographs are made by a compatibility ideograph, so not every CJK key is a run.)
-        #expect(Prefilter.isRun(Array("苇".unicodeScalars.map(\.value)), fold: true))
-        #expect(!Prefilter.isRun([0x61], fold: true) && !Prefilter.isRun([0xE9], fold: false))  // a ← A; é ← e + U+0301
+        #expect(checked == queries.count * 2 * texts.count)
+        func literal(_ query: String, fold: Bool) -> Bool {
+            Pattern.literalForm(SearchText.key(of: query, caseSensitive: !fold), fold: fold) != nil
+        }
+        // Case-sensitive, every key is; folding, the ASCII letters are but `s` (U+017F LONG S folds
+        // to it), and `ß` is not (U+1E9E folds to it); the code points only NFC makes (U+212A
+        // KELVIN SIGN, U+F9E3 for 泥...) are never in the text the literal form is used on.
+        #expect(["The", "s", "ß", "é", "İ", "今天天气真好"].allSatisfy { literal($0, fold: false) })
+        #expect(["the", "e", "k", "i", "zyxel量子", "今天天气真好", "苇", "@"].allSatisfy { literal($0, fold: true) })
+        #expect(!["s", "ss", "ß", "é", "ǆ", "ｅ"].contains { literal($0, fold: true) })
     }
 
     @Test("a query with a NUL or over 10 000 characters is refused")

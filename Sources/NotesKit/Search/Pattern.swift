@@ -11,19 +11,21 @@ struct Pattern {
     let key: [UInt32]
     private let failure: [Int32]
     /// The key's UTF-8 where, in text whose every code point is a normalization boundary, a match
-    /// is exactly these bytes (``literalFold`` saying for which case mode): when no other code
-    /// point becomes any of the key's (the key is one run of ``Prefilter``: most CJK, digits,
-    /// punctuation). Nil otherwise.
+    /// is exactly these bytes (``literalFold`` saying for which case mode; see ``literalForm(_:fold:)``),
+    /// ASCII letters in either case where ``caseless`` has 0x20. Nil otherwise.
     private let literal: [UInt8]?
+    /// Per byte of ``literal``: 0x20 for an ASCII letter matched in either case, else 0; nil when
+    /// no byte is.
+    private let caseless: [UInt8]?
     private let literalFold: Bool
 
     /// With `fold`, also the key's ``literal`` for that case mode, when it has one.
     init(_ key: [UInt32], fold: Bool? = nil) {
         self.key = key
-        if let fold, !key.isEmpty, Prefilter.isRun(key, fold: fold) {
-            literal = key.flatMap { Prefilter.utf8($0) }
+        if let fold, let form = Self.literalForm(key, fold: fold) {
+            (literal, caseless) = form
         } else {
-            literal = nil
+            (literal, caseless) = (nil, nil)
         }
         literalFold = fold ?? false
         var failure = [Int32](repeating: 0, count: key.count)
@@ -34,6 +36,36 @@ struct Pattern {
             failure[i] = Int32(k)
         }
         self.failure = failure
+    }
+
+    /// Whether ``matches(utf8:fold:into:)`` matches bytes for `fold` (it then needs no prefilter
+    /// first: it rules a text out in one pass).
+    func isLiteral(fold: Bool) -> Bool { literal != nil && fold == literalFold }
+
+    /// The key's ``literal`` form for `fold`, when it has one. In text whose every code point is a
+    /// normalization boundary, the text's key is the text folded code point by code point (or the
+    /// text itself, case-sensitive); so a key code point `c` is found exactly where its UTF-8 is
+    /// when no other *boundary* code point folds into `c` (the code points NFC changes, such as
+    /// U+212A KELVIN SIGN or the CJK compatibility ideographs, are never in such text): every key
+    /// when case-sensitive, and when folding every code point that case folding does not produce
+    /// (CJK, digits, punctuation), and the ASCII letters, whose only other boundary code point is
+    /// their capital (not `s`: U+017F LONG S folds to it), matched in either case.
+    static func literalForm(_ key: [UInt32], fold: Bool) -> (bytes: [UInt8], caseless: [UInt8]?)? {
+        guard !key.isEmpty else { return nil }
+        let producers = fold ? Prefilter.foldedProducers : Prefilter.exactProducers
+        let isBoundary = { (c: UInt32) in SearchText.table.withUnsafeBufferPointer { SearchText.info(c, $0) } & SearchText.boundaryBit != 0 }
+        var bytes: [UInt8] = [], caseless: [UInt8] = [], letters = false
+        for c in key {
+            guard c != 0xFFFD, isBoundary(c) else { return nil }
+            let others = (producers[c] ?? []).filter(isBoundary)
+            let letter = fold && c &- 0x61 < 26
+            guard others == (letter ? [c - 0x20] : []) else { return nil }
+            let utf8 = Prefilter.utf8(c)
+            bytes += utf8
+            caseless += letter ? [0x20] : Array(repeating: 0, count: utf8.count)
+            letters = letters || letter
+        }
+        return (bytes, letters ? caseless : nil)
     }
 
     /// Appends the key-index ranges of every non-overlapping match in `text` to `out`; returns
@@ -79,7 +111,9 @@ struct Pattern {
     func matches(utf8: UnsafeBufferPointer<UInt8>, fold: Bool, into out: inout [Range<Int>]) -> Bool? {
         let m = key.count
         guard m > 0 else { return false }
-        if let literal, fold == literalFold { return Self.matches(literal: literal, count: m, in: utf8, into: &out) }
+        if let literal, fold == literalFold {
+            return Self.matches(literal: literal, caseless: caseless, count: m, in: utf8, into: &out)
+        }
         let mark = out.count
         let mask = fold ? SearchText.scalarMask : UInt32.max
         var clean = true
@@ -114,10 +148,11 @@ struct Pattern {
 
     /// ``matches(utf8:fold:into:)`` for a key with a ``literal``: whether every code point is a
     /// boundary, checked in one pass that only looks up what is neither ASCII nor a CJK Unified
-    /// Ideograph from U+5000 (lead bytes E5...E9), then the literal's occurrences found by `memchr`
-    /// for its last byte, their code-point offsets counted on the way (the bytes that do not
+    /// Ideograph from U+5000 (lead bytes E5...E9), then the literal's occurrences (found by `memchr`
+    /// for its last byte; with ``caseless`` letters, by a scan for its first byte in either case,
+    /// eight bytes at a time), their code-point offsets counted on the way (the bytes that do not
     /// continue a sequence, eight at a time).
-    private static func matches(literal: [UInt8], count m: Int, in utf8: UnsafeBufferPointer<UInt8>,
+    private static func matches(literal: [UInt8], caseless: [UInt8]?, count m: Int, in utf8: UnsafeBufferPointer<UInt8>,
                                 into out: inout [Range<Int>]) -> Bool? {
         guard let base = utf8.baseAddress else { return false }
         let n = utf8.count
@@ -142,11 +177,48 @@ struct Pattern {
         }
         guard clean else { return nil }
         let mark = out.count
+        var counted = 0, index = 0  // code points before byte `counted`
+        // A match of `width` bytes from byte `start`.
+        func found(_ start: Int, _ width: Int) {
+            index += UTF8.codePoints(in: UnsafeBufferPointer(start: base + counted, count: start - counted))
+            out.append(index..<(index + m))
+            index += m
+            counted = start + width
+        }
         literal.withUnsafeBufferPointer { needle in
             guard let nb = needle.baseAddress, needle.count <= n else { return }
             let width = needle.count
+            if let caseless {
+                caseless.withUnsafeBufferPointer { mask in
+                    // Byte k of the text matches the needle's when (byte | mask[k]) == needle[k]: an
+                    // ASCII letter's mask (0x20) takes either case to its small letter, and no other
+                    // byte to it.
+                    let first = nb[0], firstMask = mask[0]
+                    let ones: UInt64 = 0x0101_0101_0101_0101
+                    let spread = ones &* UInt64(first), spreadMask = ones &* UInt64(firstMask)
+                    let raw = UnsafeRawPointer(base)
+                    var i = 0
+                    while i + width <= n {
+                        // (Eight bytes at a time while none of them can be the first.)
+                        while i + 8 <= n {
+                            let x = (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | spreadMask) ^ spread
+                            if (x &- ones) & ~x & 0x8080_8080_8080_8080 != 0 { break }
+                            i += 8
+                        }
+                        guard i + width <= n else { return }
+                        var k = 0
+                        while k < width, base[i + k] | mask[k] == nb[k] { k += 1 }
+                        if k == width {
+                            found(i, width)
+                            i += width
+                        } else {
+                            i += 1
+                        }
+                    }
+                }
+                return
+            }
             let last = Int32(needle[width - 1])
-            var counted = 0, index = 0  // code points before byte `counted`
             var from = width - 1        // the earliest byte a match can end on
             while from < n, let hit = memchr(base + from, last, n - from) {
                 let end = base.distance(to: hit.assumingMemoryBound(to: UInt8.self)) + 1
@@ -155,10 +227,7 @@ struct Pattern {
                     from = end
                     continue
                 }
-                index += UTF8.codePoints(in: UnsafeBufferPointer(start: base + counted, count: start - counted))
-                out.append(index..<(index + m))
-                index += m
-                counted = end
+                found(start, width)
                 from = end + width - 1
             }
         }

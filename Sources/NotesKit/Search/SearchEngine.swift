@@ -603,8 +603,11 @@ struct SearchEngine<Target: SearchTarget, Sink: SearchSink> {
 
     /// The matches of the query in one field's text, as code-point ranges of the text.
     private mutating func find(in utf8: UnsafeBufferPointer<UInt8>, into out: inout [Range<Int>]) -> Bool {
-        if let prefilter, !prefilter.mayMatch(utf8) { return false }
+        // (A literal key rules a text out in one pass: the prefilter only goes before the key is built.)
+        let literal = pattern.isLiteral(fold: !query.caseSensitive)
+        if !literal, let prefilter, !prefilter.mayMatch(utf8) { return false }
         if let found = pattern.matches(utf8: utf8, fold: !query.caseSensitive, into: &out) { return found }
+        if literal, let prefilter, !prefilter.mayMatch(utf8) { return false }
         // Text that is not plainly NFC: build its key segment by segment.
         builder.build(utf8, fold: !query.caseSensitive)
         let mark = out.count

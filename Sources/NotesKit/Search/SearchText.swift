@@ -301,14 +301,6 @@ struct Prefilter {
     /// UTF-8 encodings of every code point that can put `c` into a key.
     let needles: [[UInt8]]
 
-    /// Whether the whole key is one run (see ``make(for:fold:)``): no code point of it is made by
-    /// any other (then, in text whose every code point is a boundary, the key matches exactly
-    /// where its UTF-8 is).
-    static func isRun(_ key: [UInt32], fold: Bool) -> Bool {
-        let producers = fold ? Self.foldedProducers : Self.exactProducers
-        return key.allSatisfy { $0 != 0xFFFD && producers[$0] == nil && isEligible($0) }
-    }
-
     /// For a query key: the prefilter on its longest run of two or more eligible code points that
     /// nothing else becomes (no producers: most CJK, digits, punctuation), or else on its most
     /// selective-looking eligible code point, or nil.
