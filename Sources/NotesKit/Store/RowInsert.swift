@@ -38,6 +38,8 @@ extension WriteContext {
                 record.id = id
                 created.append(record)
             }
+            moreRowsComing = end < records.count
+            defer { moreRowsComing = false }
             try self.announce(announce(created))
             ids += chunk
         } while ids.count < records.count

@@ -316,6 +316,10 @@ final class WriteContext {
     /// The change feed: the first observer; its seqs also order the conversations' activity.
     let feed: FeedRecorder
     private let observers: [any WriteObserver]
+    /// True while a bulk write announces its rows in chunks and more of the same call follow
+    /// (``insertRecords(_:_:announce:bind:)``): observers that finish work by size (the search
+    /// index's mid-transaction fold) wait for the call's last chunk, as when it announced at once.
+    var moreRowsComing = false
 
     init(connection: Connection, sends: Bool = false) {
         self.connection = connection
