@@ -39,9 +39,8 @@ final class GramPipeline {
         sharedStorage = made
         return made
     }
-    private var thread: pthread_t?
-    /// The batch `thread` builds (nil when none runs).
-    private var running: GramJob?
+    /// The thread building a batch, and that batch (nil when none runs).
+    private var running: (thread: pthread_t, job: GramJob)?
 
     /// A batch is handed to a thread once it holds this much text (or records).
     static let batchBytes = 1 << 18
@@ -104,21 +103,23 @@ final class GramPipeline {
     /// Hands the batch to a thread, unless the previous batch's thread is still at work: then the
     /// texts go on gathering (the next batch is all of them), and the writer goes on without waiting.
     private func startBatch() {
-        if let running, !running.done.load(ordering: .acquiring) { return }
+        if let running, !running.job.done.load(ordering: .acquiring) { return }
         join()
         let job = GramJob(shared: shared, documents: batch)
         batch = []
         batchBytes = 0
-        thread = startThread { job.run() }
-        if thread == nil { job.run() } else { running = job }  // no thread to be had: built here
+        if let thread = startThread({ job.run() }) {
+            running = (thread, job)
+        } else {
+            job.run()  // no thread to be had: built here
+        }
     }
 
     private func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
+        if let running {
+            pthread_join(running.thread, nil)
+            self.running = nil
         }
-        running = nil
     }
 }
 

@@ -168,24 +168,14 @@ def get_article(store: "Store", id: int) -> Article:
     return article_from_row(p, buffer)
 
 
-class _ArticleSlots:
-    """Article's slots on a plain class. A packed row's article is filled in here by plain
-    attribute stores (which the interpreter specializes into direct slot writes) and then made an
-    :class:`Article` by ``__class__`` assignment, which CPython allows between two classes of the
-    same layout: the same object ``Article(...)`` would give, for a tenth of the cost of seven
-    calls of the slots' ``__set__`` (4 000 of a get's 43 000 instructions)."""
-
-    __slots__ = Article.__slots__
-    id: int
-    uid: str
-    title: str
-    content: str
-    created_at: datetime
-    updated_at: datetime
-    revision: int
-
-
-_ArticleSlots().__class__ = Article  # type: ignore[assignment]  # (fails at import, not at a get, if the layouts part)
+# Article's slots on a plain class. A packed row's article is filled in on it by plain attribute
+# stores (which the interpreter specializes into direct slot writes) and then made an Article by
+# ``__class__`` assignment, which CPython allows between two classes of the same layout: the same
+# object ``Article(...)`` would give, for a tenth of the cost of seven calls of the slots' ``__set__``
+# (4 000 of a get's 43 000 instructions). The assignment below fails at import, not at a get, if
+# the layouts part.
+_ArticleSlots: Any = type("_ArticleSlots", (), {"__slots__": Article.__slots__})
+_ArticleSlots().__class__ = Article
 
 
 def article_from_row(p: int, buffer: int = 0) -> Article:
@@ -210,8 +200,9 @@ def article_from_row(p: int, buffer: int = 0) -> Article:
     a.updated_at = created_at if updated == created else (
         _fromtimestamp(updated / 1000, UTC) if -_FAST < updated < _FAST else time_from_ms(updated))
     a.revision = revision
-    a.__class__ = Article  # type: ignore[assignment]
-    return a  # type: ignore[return-value]  # (an Article since the line above)
+    a.__class__ = Article
+    article: Article = a
+    return article
 
 
 def message_from_row(p: int) -> Message:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union, cast
 
 if TYPE_CHECKING:
     from .search import Snippet
@@ -20,6 +20,11 @@ def walk(fetch: "Callable[[Optional[str]], Page[T]]") -> Iterator[T]:
         if page.next_cursor is None:
             return
         after = page.next_cursor
+
+def _through_constructor(record: Any) -> Tuple[type, Tuple[object, ...]]:
+    """How ``pickle`` and ``copy`` rebuild a record with ``__slots__``: through its constructor, with
+    its fields in slot order (their default sets the slots one by one, which a frozen dataclass refuses)."""
+    return (type(record), tuple(getattr(record, name) for name in record.__slots__))
 
 @dataclass(frozen=True)
 class Article:
@@ -42,9 +47,7 @@ class Article:
     revision: int
 
     def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:
-        # pickle and copy rebuild the record through its constructor: the default for a class with
-        # __slots__ would set the fields one by one, which a frozen dataclass refuses.
-        return (type(self), tuple(getattr(self, name) for name in self.__slots__))
+        return _through_constructor(self)
 
     def _repr_html_(self) -> str:
         from ._display import html_record
@@ -87,8 +90,8 @@ class Message:
                             ("from_me", from_me), ("sent_at", sent_at), ("sender", sender)):
             object.__setattr__(self, name, value)
 
-    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:  # as Article's
-        return (type(self), tuple(getattr(self, name) for name in self.__slots__))
+    def __reduce__(self) -> Tuple[type, Tuple[object, ...]]:
+        return _through_constructor(self)
 
     def __repr__(self) -> str:  # long text cut
         from ._display import record_repr
