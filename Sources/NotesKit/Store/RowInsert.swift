@@ -66,7 +66,9 @@ extension WriteContext {
         var start = 0
         while start < count {
             // `many` (numbered after the highest stored id) for whole statements, `one` for the rest.
-            var whole = count - start >= perStatement
+            // (A lone row, a send's, numbers itself in `one`'s own SQL: reading the highest id and
+            // the floor first would be two statements more.)
+            var whole = count - start >= perStatement && count > 1
             if whole && floor == nil {
                 let highest = try Store.scalar(connection, sql.maxID)
                 floor = highest
