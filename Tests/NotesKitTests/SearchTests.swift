@@ -156,6 +156,37 @@ struct SearchTests {
         #expect(!["s", "ss", "ß", "é", "ǆ", "ｅ"].contains { literal($0, fold: true) })
     }
 
+    @Test("the prefilter never rules out a text whose key contains the query's key")
+    func prefilterKeepsMatches() {
+        let texts = ["The THE tHe the thE", "TheThehe", "T\u{301}he th\u{308}e tHE\u{301}", "ＴＨＥ ｔｈｅ", "\u{212A}EY key KEY", "ſt ST St",
+                     "ASK aſk a\u{212A}s", "Zyxel量子 ZYXEL量子", "今天天气真好 \u{F9E3}天天气真好", "e\u{301} É é", "苇 芦苇", "qUx QUX"]
+        let queries = ["The", "the", "HE", "key", "ey", "st", "ask", "zyxel量子", "Zyxel量", "天气", "今天天气真好", "é", "qUx", "e"]
+        var kept = 0
+        for query in queries {
+            for fold in [false, true] {
+                let key = SearchText.key(of: query, caseSensitive: !fold)
+                let pattern = Pattern(key)
+                guard let prefilter = Prefilter.make(for: key, fold: fold) else { continue }
+                for text in texts {
+                    var out: [Range<Int>] = []
+                    let matches = SearchText.key(of: text, caseSensitive: !fold).withUnsafeBufferPointer { pattern.matches(in: $0, into: &out) }
+                    let may = Array(text.utf8).withUnsafeBufferPointer { prefilter.mayMatch($0) }
+                    #expect(may || !matches, "\(query) (fold \(fold)) in \(text.debugDescription)")
+                    if matches { kept += 1 }
+                }
+            }
+        }
+        #expect(kept > 20)
+        // Folding, a run of ASCII letters is one needle matched in either case, but for `k` and
+        // `s` (U+212A KELVIN SIGN and U+017F LONG S fold to them): "The" needs t, h and e together.
+        let the = Prefilter.make(for: SearchText.key(of: "The", caseSensitive: false), fold: true)
+        #expect(the?.needles == [Array("the".utf8)] && the?.caseless == [0x20, 0x20, 0x20])
+        #expect(Array("Tea with Ed".utf8).withUnsafeBufferPointer { the?.mayMatch($0) } == false)
+        #expect(Array("ON THE DOT".utf8).withUnsafeBufferPointer { the?.mayMatch($0) } == true)
+        let key = Prefilter.make(for: SearchText.key(of: "key", caseSensitive: false), fold: true)
+        #expect(key?.needles == [Array("ey".utf8)])
+    }
+
     @Test("a query with a NUL or over 10 000 characters is refused")
     func queryValidation() throws {
         let store = try Store.memory()

@@ -190,30 +190,11 @@ struct Pattern {
             let width = needle.count
             if let caseless {
                 caseless.withUnsafeBufferPointer { mask in
-                    // Byte k of the text matches the needle's when (byte | mask[k]) == needle[k]: an
-                    // ASCII letter's mask (0x20) takes either case to its small letter, and no other
-                    // byte to it.
-                    let first = nb[0], firstMask = mask[0]
-                    let ones: UInt64 = 0x0101_0101_0101_0101
-                    let spread = ones &* UInt64(first), spreadMask = ones &* UInt64(firstMask)
-                    let raw = UnsafeRawPointer(base)
+                    guard let mb = mask.baseAddress else { return }
                     var i = 0
-                    while i + width <= n {
-                        // (Eight bytes at a time while none of them can be the first.)
-                        while i + 8 <= n {
-                            let x = (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | spreadMask) ^ spread
-                            if (x &- ones) & ~x & 0x8080_8080_8080_8080 != 0 { break }
-                            i += 8
-                        }
-                        guard i + width <= n else { return }
-                        var k = 0
-                        while k < width, base[i + k] | mask[k] == nb[k] { k += 1 }
-                        if k == width {
-                            found(i, width)
-                            i += width
-                        } else {
-                            i += 1
-                        }
+                    while let start = Self.caselessMatch(nb, mb, width, in: base, n, from: i) {
+                        found(start, width)
+                        i = start + width
                     }
                 }
                 return
@@ -232,5 +213,32 @@ struct Pattern {
             }
         }
         return out.count > mark
+    }
+
+    /// The first byte offset from `from` where the `width` bytes of `needle` occur in the `n`
+    /// bytes at `base`, byte k matching when (byte | mask[k]) == needle[k] (an ASCII letter's mask,
+    /// 0x20, takes either case to its small letter, and no other byte to it), or nil. Skips eight
+    /// bytes at a time while none of them can be the first.
+    @inline(__always)
+    static func caselessMatch(_ needle: UnsafePointer<UInt8>, _ mask: UnsafePointer<UInt8>, _ width: Int,
+                              in base: UnsafePointer<UInt8>, _ n: Int, from: Int) -> Int? {
+        let first = needle[0], firstMask = mask[0]
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let spread = ones &* UInt64(first), spreadMask = ones &* UInt64(firstMask)
+        let raw = UnsafeRawPointer(base)
+        var i = from
+        while i + width <= n {
+            while i + 8 <= n {
+                let x = (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | spreadMask) ^ spread
+                if (x &- ones) & ~x & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+            guard i + width <= n else { return nil }
+            var k = 0
+            while k < width, base[i + k] | mask[k] == needle[k] { k += 1 }
+            if k == width { return i }
+            i += 1
+        }
+        return nil
     }
 }

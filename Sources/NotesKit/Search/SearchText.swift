@@ -300,27 +300,39 @@ struct KeyBuilder {
 struct Prefilter {
     /// UTF-8 encodings of every code point that can put `c` into a key.
     let needles: [[UInt8]]
+    /// For a single needle with ASCII letters matched in either case: per byte of the needle,
+    /// 0x20 for such a letter (the needle has its small letter), else 0 (see
+    /// ``Pattern/caselessMatch(_:_:_:in:_:from:)``); nil otherwise.
+    var caseless: [UInt8]? = nil
 
     /// For a query key: the prefilter on its longest run of two or more eligible code points that
-    /// nothing else becomes (no producers: most CJK, digits, punctuation), or else on its most
-    /// selective-looking eligible code point, or nil.
+    /// nothing else becomes (no producers: most CJK, digits, punctuation) or, when folding, that
+    /// only their capital becomes (the ASCII letters but `k` and `s`, matched in either case), or
+    /// else on its most selective-looking eligible code point, or nil.
     ///
     /// A run is one needle, its UTF-8: each of its code points in a text's key comes from itself
-    /// in the text, and two that are adjacent in the key are adjacent in the text (NFC neither
-    /// drops a code point nor moves one across a boundary; a mark between them would stay between
-    /// them in the key), so a text whose key contains the run contains its bytes.
+    /// (or its capital) in the text, and two that are adjacent in the key are adjacent in the text
+    /// (NFC neither drops a code point nor moves one across a boundary; a mark between them would
+    /// stay between them in the key), so a text whose key contains the run contains its bytes
+    /// (with those letters in either case).
     static func make(for key: [UInt32], fold: Bool) -> Prefilter? {
         let producers = fold ? Self.foldedProducers : Self.exactProducers
+        // (A small ASCII letter whose only producer is its capital: matched in either case.)
+        func caselessLetter(_ c: UInt32) -> Bool { fold && c &- 0x61 < 26 && producers[c] == [c - 0x20] }
         var best = 0..<0, start = 0
         for (k, c) in key.enumerated() {
-            if c == 0xFFFD || producers[c] != nil || !isEligible(c) {
+            if c == 0xFFFD || !isEligible(c) || (producers[c] != nil && !caselessLetter(c)) {
                 start = k + 1
             } else if k + 1 - start > best.count {
                 best = start..<(k + 1)
             }
         }
         if best.count >= 2 {
-            return Prefilter(needles: [best.flatMap { utf8(key[$0]) }])
+            let run = key[best]
+            let needle = run.flatMap { utf8($0) }
+            guard run.contains(where: caselessLetter) else { return Prefilter(needles: [needle]) }
+            let mask = run.flatMap { c in utf8(c).map { _ in caselessLetter(c) ? UInt8(0x20) : 0 } }
+            return Prefilter(needles: [needle], caseless: mask)
         }
         let eligible = Set(key).filter { isEligible($0) }
         guard let c = eligible.max() else { return nil } // non-ASCII first, then late letters
@@ -329,11 +341,19 @@ struct Prefilter {
         return Prefilter(needles: needles)
     }
 
-    /// Whether `utf8` contains one of the needles. O(n) per needle: `memchr` for the needle's last
-    /// byte (for CJK a continuation byte, rarer than the lead byte), then a check of the bytes
-    /// before it (for a run, of the whole run).
+    /// Whether `utf8` contains one of the needles (with ``caseless``, its letters in either case).
+    /// O(n) per needle: `memchr` for the needle's last byte (for CJK a continuation byte, rarer than
+    /// the lead byte), then a check of the bytes before it (for a run, of the whole run).
     func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress, utf8.count > 0 else { return false }
+        if let caseless {
+            return needles[0].withUnsafeBufferPointer { n in
+                caseless.withUnsafeBufferPointer { mask in
+                    guard let nb = n.baseAddress, let mb = mask.baseAddress, n.count <= utf8.count else { return false }
+                    return Pattern.caselessMatch(nb, mb, n.count, in: base, utf8.count, from: 0) != nil
+                }
+            }
+        }
         let end = base + utf8.count
         for needle in needles {
             let found = needle.withUnsafeBufferPointer { n -> Bool in
