@@ -19,17 +19,17 @@ protocol PendingMessage {
 final class Importer {
     let writer: ImportWriter
     let options: ImportOptions
-    private(set) var report = ImportReport()
+    @exclusivity(unchecked) private(set) var report = ImportReport()
 
     /// The uids met in this file, one set per entity (``UIDSet``): 16 bytes a record in a table at
     /// most half full, the only memory an import keeps per record (1 000 000 records: 32 MB).
-    private var seen = (0..<Entity.allCases.count).map { _ in UIDSet() }
+    @exclusivity(unchecked) private var seen = (0..<Entity.allCases.count).map { _ in UIDSet() }
     /// How often each derived identity occurred so far, so identical uid-less records differ.
-    private var occurrences: [UInt128: Int] = [:]
+    @exclusivity(unchecked) private var occurrences: [UInt128: Int] = [:]
 
     private var total: Int64 = 0
     private var done: Int64 = 0
-    private var sinceProgress = 0
+    @exclusivity(unchecked) private var sinceProgress = 0
     /// Records between two progress calls.
     static let progressEvery = 512
 
@@ -96,10 +96,15 @@ final class Importer {
     /// their outcomes are counted then, at their places. Only one kind waits at a time: any other
     /// record, a skip, a look-up of stored messages and the end of the import write them first, so
     /// the store and the report see the file's order.
-    private var articleBatch: [(article: Article, given: Given, modifiedAt: Timestamp?)] = []
-    private var articleLocations: [SourceLocation] = []
-    private var messageBatch: [Message] = []
-    private var messageLocations: [SourceLocation] = []
+    ///
+    /// (The run-time exclusivity checks of the per-record properties here and in ``ImportWriter``
+    /// are off: an import runs on one thread, inside its write; each record paid some 1 400
+    /// instructions of `swift_beginAccess`/`swift_endAccess` on the writer's thread, the import's
+    /// busiest.)
+    @exclusivity(unchecked) private var articleBatch: [(article: Article, given: Given, modifiedAt: Timestamp?)] = []
+    @exclusivity(unchecked) private var articleLocations: [SourceLocation] = []
+    @exclusivity(unchecked) private var messageBatch: [Message] = []
+    @exclusivity(unchecked) private var messageLocations: [SourceLocation] = []
     /// Records per batch.
     static let batchSize = 512
 

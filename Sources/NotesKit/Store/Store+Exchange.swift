@@ -206,13 +206,13 @@ final class ImportWriter {
     // MARK: - Chat
 
     /// Conversation ids by uid, for the messages that follow their conversation (bounded).
-    private var conversationIds: [String: Int64] = [:]
+    @exclusivity(unchecked) private var conversationIds: [String: Int64] = [:]
     /// How many messages were imported into each conversation, and the newest `sentAt`: its
     /// count and last activity move once, at the end.
-    private var newestMessage: [Int64: (count: Int, newest: Int64)] = [:]
+    @exclusivity(unchecked) private var newestMessage: [Int64: (count: Int, newest: Int64)] = [:]
     /// Conversations this import created without a creation time, with their earliest imported
     /// message so far (Int64.max: none yet): they are dated by it at the end.
-    private var undated: [Int64: Int64] = [:]
+    @exclusivity(unchecked) private var undated: [Int64: Int64] = [:]
 
     /// Creates `conversation` (uid, title and times as given) or applies `policy` to the stored
     /// one, whose last activity never moves back. Returns the outcome and the conversation's id.
@@ -272,11 +272,17 @@ final class ImportWriter {
                 stored?.id = 0
                 return .skipped(stored == message ? .unchanged : .messageStored)
             }
-            let before = newestMessage[message.conversationId] ?? (0, .min)
-            newestMessage[message.conversationId] = (before.count + 1, max(before.newest, message.sentAt.milliseconds))
-            if let earliest = undated[message.conversationId] { undated[message.conversationId] = min(earliest, message.sentAt.milliseconds) }
+            let sentAt = message.sentAt.milliseconds
+            Self.add(sentAt, to: &newestMessage[message.conversationId, default: (0, .min)])  // one look-up, in place
+            if let earliest = undated[message.conversationId], sentAt < earliest { undated[message.conversationId] = sentAt }
             return .created
         }
+    }
+
+    /// Counts one more message sent at `sentAt` (ms) into a conversation's `entry`.
+    private static func add(_ sentAt: Int64, to entry: inout (count: Int, newest: Int64)) {
+        entry.count += 1
+        entry.newest = max(entry.newest, sentAt)
     }
 
     /// The conversation holding a message of `second`, sender and text like a transcript's, if
