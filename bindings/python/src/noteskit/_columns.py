@@ -472,7 +472,7 @@ def _kept_texts(pointer: int, n: int, texts: int) -> List[List[str]]:
     _ffi.check(_ffi.nk_created_texts(pointer, ctypes.byref(out)))
     at = start = out.value or 0
     try:
-        columns = []
+        columns: List[List[str]] = []
         for _ in range(texts):
             size = c_int64.from_address(at).value
             offsets = memoryview(ctypes.string_at(at + 8, 8 * (n + 1))).cast("q").tolist()
