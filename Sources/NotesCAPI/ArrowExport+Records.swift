@@ -44,7 +44,7 @@ func callPage(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?, _ 
     call {
         let array = try outPointer(array, "out_array"), schema = try outPointer(schema, "out_schema")
         let cursor = try outPointer(cursor, "out_cursor")
-        let (columns, nextCursor) = try page()
+        var (columns, nextCursor) = try page()
         let next = try nextCursor.map { try ownedCString(Array($0.utf8)) }
         do {
             try exportBatch(columns, array: array, schema: schema)
@@ -52,6 +52,7 @@ func callPage(_ array: OutArray?, _ schema: OutSchema?, _ cursor: OutCursor?, _ 
             free(next)
             throw error
         }
+        BatchPool.recycle(&columns)
         cursor.pointee = next
     }
 }

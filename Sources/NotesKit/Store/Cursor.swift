@@ -15,8 +15,41 @@ struct CursorCodec: Sendable {
     }
 
     func encode(kind: String, _ position: Position) -> String {
-        let payload = "\(kind).\(position.key).\(position.id)"
-        return payload + "." + hex(tag(payload))
+        // Written as bytes into one buffer (one allocation, not the five of interpolations and
+        // concatenations: a page's cursor is made on every call).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(kind.utf8.count + 60)
+        bytes.append(contentsOf: kind.utf8)
+        bytes.append(UInt8(ascii: "."))
+        Self.appendDecimal(position.key, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        Self.appendDecimal(position.id, to: &bytes)
+        let h = tag(bytes)
+        bytes.append(UInt8(ascii: "."))
+        let digits: StaticString = "0123456789abcdef"
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(digits.utf8Start[Int((h >> UInt64(shift)) & 0xF)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, least significant first
+        var n = 0
+        withUnsafeMutableBytes(of: &reversed) { digits in
+            repeat {
+                digits[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                n += 1
+            } while magnitude > 0
+            while n > 0 {
+                n -= 1
+                bytes.append(digits[n])
+            }
+        }
     }
 
     /// The longest cursor text looked at: real cursors are under 100 bytes, and anything longer is
@@ -54,9 +87,11 @@ struct CursorCodec: Sendable {
         return Position(key: key, id: id)
     }
 
-    private func tag(_ payload: String) -> UInt64 {
+    private func tag(_ payload: String) -> UInt64 { tag(payload.utf8) }
+
+    private func tag<Bytes: Sequence<UInt8>>(_ payload: Bytes) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ secret
-        for byte in payload.utf8 {
+        for byte in payload {
             h ^= UInt64(byte)
             h = h &* 0x100_0000_01b3
         }

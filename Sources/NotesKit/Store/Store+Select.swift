@@ -471,6 +471,9 @@ extension ArticleStore {
                          makeBatch: Self.batch, appender: Appender.init)
     }
 
+    /// Article batches kept for the next list page.
+    static let pages = BatchPool { batch() }
+
     /// The columns of article batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
         ColumnBatch([Column("id", .int64), Column("uid", .string, bytesPerRow: UID.textCount), Column("title", .string),
@@ -530,6 +533,9 @@ extension MessageStore {
                          rowidOrderWorthTrying: conversation == nil && since == nil && until == nil, precheck: check, storedCount: stored,
                          makeBatch: Self.batch, appender: Appender.init)
     }
+
+    /// Message batches kept for the next history page.
+    static let pages = BatchPool { batch() }
 
     /// The columns of message batches, named as the record's fields.
     public static func batch() -> ColumnBatch {
@@ -615,7 +621,7 @@ extension ArticleStore {
         let kind = walk.cursorKind(Self.listKind)
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            let batch = Self.batch()
+            let batch = Self.pages.take()
             let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 4, idColumn: 0,
                                            append: Self.appendRow)
             return (batch, next)
@@ -647,7 +653,7 @@ extension MessageStore {
         let kind = walk.cursorKind(Self.historyKind(conversationId))
         let position = try cursor.map { try store.cursors.decode($0, kind: kind) }
         return try store.read { db in
-            let batch = Self.batch()
+            let batch = Self.pages.take()
             let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 5, idColumn: 0,
                                            append: Self.appendRow)
             // A page with messages shows the conversation exists; only an empty one needs the check.
