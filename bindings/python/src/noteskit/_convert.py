@@ -91,17 +91,9 @@ def _slot_setters(cls: type) -> List[Callable[[Any, Any], None]]:
     return [cls.__dict__[name].__set__ for name in cls.__slots__]  # type: ignore[attr-defined]
 
 
-_A0, _A1, _A2, _A3, _A4, _A5, _A6 = _slot_setters(Article)
 _M0, _M1, _M2, _M3, _M4, _M5, _M6 = _slot_setters(Message)
 assert Article.__slots__ == ("id", "uid", "title", "content", "created_at", "updated_at", "revision")
 assert Message.__slots__ == ("id", "uid", "conversation_id", "content", "from_me", "sent_at", "sender")
-
-
-def article(id: int, uid: str, title: str, content: str, created_at: datetime, updated_at: datetime,
-            revision: int) -> Article:
-    a = _new(Article)
-    _A0(a, id); _A1(a, uid); _A2(a, title); _A3(a, content); _A4(a, created_at); _A5(a, updated_at); _A6(a, revision)
-    return a
 
 
 def message(id: int, uid: str, conversation_id: int, content: str, from_me: bool, sent_at: datetime,
@@ -253,7 +245,7 @@ def draft_from_row(p: int) -> Dict[str, Any]:
 Columns = Dict[str, List[Any]]
 
 
-_ARTICLE_SETTERS = (_A0, _A1, _A2, _A3, _A4, _A5, _A6)
+_ARTICLE_SETTERS = tuple(_slot_setters(Article))
 _MESSAGE_SETTERS = (_M0, _M1, _M2, _M3, _M4, _M5, _M6)
 _consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 
