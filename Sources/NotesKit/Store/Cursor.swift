@@ -16,40 +16,18 @@ struct CursorCodec: Sendable {
 
     func encode(kind: String, _ position: Position) -> String {
         // Written as bytes into one buffer (one allocation, not the five of interpolations and
-        // concatenations: a page's cursor is made on every call).
+        // concatenations: a page's cursor is made on every call; a number's text is inline).
         var bytes: [UInt8] = []
         bytes.reserveCapacity(kind.utf8.count + 60)
-        bytes.append(contentsOf: kind.utf8)
+        bytes += kind.utf8
         bytes.append(UInt8(ascii: "."))
-        Self.appendDecimal(position.key, to: &bytes)
+        bytes += String(position.key).utf8
         bytes.append(UInt8(ascii: "."))
-        Self.appendDecimal(position.id, to: &bytes)
+        bytes += String(position.id).utf8
         let h = tag(bytes)
         bytes.append(UInt8(ascii: "."))
-        let digits: StaticString = "0123456789abcdef"
-        for shift in stride(from: 60, through: 0, by: -4) {
-            bytes.append(digits.utf8Start[Int((h >> UInt64(shift)) & 0xF)])
-        }
+        Self.appendHex(h, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `value` in decimal, as `String(value)` writes it.
-    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, least significant first
-        var n = 0
-        withUnsafeMutableBytes(of: &reversed) { digits in
-            repeat {
-                digits[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                n += 1
-            } while magnitude > 0
-            while n > 0 {
-                n -= 1
-                bytes.append(digits[n])
-            }
-        }
     }
 
     /// The longest cursor text looked at: real cursors are under 100 bytes, and anything longer is
@@ -66,8 +44,9 @@ struct CursorCodec: Sendable {
         guard parts.count == 4, let key = Int64(parts[1]), let id = Int64(parts[2]) else {
             throw NotesError.validation("cursor", "the cursor is malformed; pass next_cursor exactly as a page returned it", code: "cursor_malformed")
         }
-        let payload = parts[0..<3].joined(separator: ".")
-        guard String(parts[3]) == hex(tag(payload)) else {
+        var expected: [UInt8] = []
+        Self.appendHex(tag(parts[0..<3].joined(separator: ".").utf8), to: &expected)
+        guard parts[3].utf8.elementsEqual(expected) else {
             throw NotesError.validation("cursor", "the cursor was not issued by this store; pass next_cursor exactly as a page of this store returned it",
                                         code: "cursor_foreign")
         }
@@ -87,8 +66,6 @@ struct CursorCodec: Sendable {
         return Position(key: key, id: id)
     }
 
-    private func tag(_ payload: String) -> UInt64 { tag(payload.utf8) }
-
     private func tag<Bytes: Sequence<UInt8>>(_ payload: Bytes) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ secret
         for byte in payload {
@@ -101,8 +78,11 @@ struct CursorCodec: Sendable {
         return h ^ (h >> 31)
     }
 
-    private func hex(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
+    /// Appends `v` as 16 lowercase hex digits.
+    private static func appendHex(_ v: UInt64, to bytes: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(digits.utf8Start[Int((v >> UInt64(shift)) & 0xF)])
+        }
     }
 }
