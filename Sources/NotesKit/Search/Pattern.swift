@@ -54,18 +54,13 @@ struct Pattern {
         guard !key.isEmpty else { return nil }
         let producers = fold ? Prefilter.foldedProducers : Prefilter.exactProducers
         let isBoundary = { (c: UInt32) in SearchText.table.withUnsafeBufferPointer { SearchText.info(c, $0) } & SearchText.boundaryBit != 0 }
-        var bytes: [UInt8] = [], caseless: [UInt8] = [], letters = false
+        let isLetter = { (c: UInt32) in fold && c &- 0x61 < 26 }
         for c in key {
             guard c != 0xFFFD, isBoundary(c) else { return nil }
             let others = (producers[c] ?? []).filter(isBoundary)
-            let letter = fold && c &- 0x61 < 26
-            guard others == (letter ? [c - 0x20] : []) else { return nil }
-            let utf8 = Prefilter.utf8(c)
-            bytes += utf8
-            caseless += letter ? [0x20] : Array(repeating: 0, count: utf8.count)
-            letters = letters || letter
+            guard others == (isLetter(c) ? [c - 0x20] : []) else { return nil }
         }
-        return (bytes, letters ? caseless : nil)
+        return Prefilter.bytes(of: key, eitherCase: isLetter)
     }
 
     /// Appends the key-index ranges of every non-overlapping match in `text` to `out`; returns

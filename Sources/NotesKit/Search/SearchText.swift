@@ -328,11 +328,8 @@ struct Prefilter {
             }
         }
         if best.count >= 2 {
-            let run = key[best]
-            let needle = run.flatMap { utf8($0) }
-            guard run.contains(where: caselessLetter) else { return Prefilter(needles: [needle]) }
-            let mask = run.flatMap { c in utf8(c).map { _ in caselessLetter(c) ? UInt8(0x20) : 0 } }
-            return Prefilter(needles: [needle], caseless: mask)
+            let (needle, caseless) = bytes(of: key[best], eitherCase: caselessLetter)
+            return Prefilter(needles: [needle], caseless: caseless)
         }
         let eligible = Set(key).filter { isEligible($0) }
         guard let c = eligible.max() else { return nil } // non-ASCII first, then late letters
@@ -380,6 +377,20 @@ struct Prefilter {
         guard info & SearchText.boundaryBit != 0 else { return false }
         if c < 0x80 || c &- 0x4E00 < 0x5200 { return true }
         return String(scalar)._nfd.elementsEqual([scalar])
+    }
+
+    /// `run`'s UTF-8 and, when `eitherCase` holds for some of its code points (small ASCII
+    /// letters), per byte 0x20 for theirs and 0 for the others: the mask of
+    /// ``Pattern/caselessMatch(_:_:_:in:_:from:)`` (nil when none does).
+    static func bytes(of run: some Sequence<UInt32>, eitherCase: (UInt32) -> Bool) -> (bytes: [UInt8], caseless: [UInt8]?) {
+        var bytes: [UInt8] = [], mask: [UInt8] = [], letters = false
+        for c in run {
+            let encoded = utf8(c), letter = eitherCase(c)
+            bytes += encoded
+            mask += repeatElement(letter ? 0x20 : 0, count: encoded.count)
+            letters = letters || letter
+        }
+        return (bytes, letters ? mask : nil)
     }
 
     static func utf8(_ c: UInt32) -> [UInt8] {
