@@ -249,9 +249,9 @@ int32_t nk_article_create(nk_store *store, const char *title, const char *conten
 
 /* Saves many articles in one transaction, all or none. records: an Arrow stream of struct batches
  * (see "Bulk writes" below) with the columns title, content (required), uid, created_at, updated_at;
- * another column is NK_E_VALIDATION. *out_created (owned, nk_created_free): what the store assigned (below),
+ * another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned (below),
  * with two times a row (created_at, then updated_at) and, with NK_CREATED_TEXT, the texts title and
- * content kept (nk_created_texts); the revision is 1. */
+ * content; the revision is 1. */
 int32_t nk_article_create_many(nk_store *store, struct ArrowArrayStream *records, int32_t flags, void **out_created);
 
 /* *out_row: the article with id, packed into the caller's buffer (capacity bytes) when it fits:
@@ -380,7 +380,7 @@ int32_t nk_message_delete(nk_store *store, int64_t id);
 
 /* Adds many messages to the conversation in one transaction, all or none. records: an Arrow stream
  * of struct batches (see "Bulk writes" below) with the columns content, from_me (required), uid,
- * sent_at, sender; another column is NK_E_VALIDATION. *out_created (owned, nk_created_free): what the store assigned
+ * sent_at, sender; another column is NK_E_VALIDATION. *out_created (owned, nk_free): what the store assigned
  * (below), with one time a row (sent_at), the from_me flags and, with NK_CREATED_TEXT, the texts
  * content and sender ("" for a message without one). Fresh message uids are time-ordered (UUID version 7). */
 int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct ArrowArrayStream *records, int32_t flags,
@@ -400,23 +400,12 @@ int32_t nk_message_insert_many(nk_store *store, int64_t conversation_id, struct 
  * unmapped memory, dictionary indices out of range, a failing get_next) is NK_E_INVALID_ARGUMENT
  * naming the column. Nothing is written unless every record is good.
  *
- * out_created: one buffer (owned: free with nk_created_free, not nk_free), each part starting on an
- * 8-byte boundary:
- *   int64_t count; int64_t texts (opaque: nonzero when the texts are kept, with NK_CREATED_TEXT);
- *   int64_t id[count]; int64_t time[times][count] (UTC milliseconds);
- *   uint8_t from_me[count] (messages only); char uid[count][36] (ASCII, not NUL-terminated).
- * With NK_CREATED_TEXT the texts stored are kept with it, not copied in: nk_created_texts packs them
- * when asked (a caller that never reads them never pays the copy). */
+ * out_created: one buffer, each part starting on an 8-byte boundary:
+ *   int64_t count; int64_t id[count]; int64_t time[times][count] (UTC milliseconds);
+ *   uint8_t from_me[count] (messages only); char uid[count][36] (ASCII, not NUL-terminated);
+ *   then with NK_CREATED_TEXT, per text field: int64_t bytes; int64_t offsets[count + 1] in code points
+ *   (not bytes: a caller decodes the text once and slices it); the UTF-8 bytes. */
 #define NK_CREATED_TEXT 1
-
-/* *out_texts (owned, nk_free): the texts kept with out_created (NK_E_INVALID_ARGUMENT when the
- * write was called without NK_CREATED_TEXT), per text field: int64_t bytes; int64_t offsets[count + 1]
- * in code points (not bytes: a caller decodes the text once and slices it); the UTF-8 bytes; each
- * part on an 8-byte boundary. May be called more than once, until nk_created_free. */
-int32_t nk_created_texts(void *created, void **out_texts);
-
-/* Releases a bulk write's out_created and the texts kept with it (NULL: nothing). */
-void nk_created_free(void *created);
 
 /* Every message of the conversation (conversation_id 0: of all; NK_E_NOT_FOUND for an unknown one)
  * sent in [since_ms, until_ms), by the user (from_me 1), by the others (0) or anyone (-1), oldest

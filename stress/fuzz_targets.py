@@ -103,7 +103,7 @@ def arrow_records(store: nk.Store, data: bytes) -> None:
         error = _ffi.last_error()
         assert store.articles.count() == before, "a refused bulk create wrote something"
         raise error
-    _ffi.nk_created_free(out.value)
+    _ffi.nk_free(out.value)
     assert store.articles.count() == before + n
 
 

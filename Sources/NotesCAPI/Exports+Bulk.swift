@@ -9,8 +9,8 @@ import Glibc
 
 public typealias OutBuffer = UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
-/// `flags` of the bulk writes: keep the texts stored for ``nk_created_texts`` (a caller that sent
-/// its own Python strings has them already; one that sent Arrow columns does not).
+/// `flags` of the bulk writes: also hand back the texts stored (a caller that sent its own Python
+/// strings has them already; one that sent Arrow columns does not).
 let NK_CREATED_TEXT: Int32 = 1
 
 /// Runs a bulk write: its out-parameter and store checked (the stream released if either is bad),
@@ -41,7 +41,7 @@ public func nk_article_create_many(_ handle: OpaquePointer?, _ records: UnsafeMu
     }) { target, input in
         let created = try target.articles.createMany(input)
         var buffer = try CreatedBuffer(count: created.count, times: 2, flags: false,
-                                       texts: flags & NK_CREATED_TEXT != 0 ? { [created.map(\.title), created.map(\.content)] } : nil)
+                                       texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.title), created.map(\.content)] : [])
         for (row, a) in created.enumerated() {
             buffer.set(row, id: a.id, uid: a.uid, time: a.createdAt, second: a.updatedAt)
         }
@@ -64,7 +64,7 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
     }) { target, input in
         let created = try target.messages.insertMany(input, in: conversationID)
         var buffer = try CreatedBuffer(count: created.count, times: 1, flags: true,
-                                       texts: flags & NK_CREATED_TEXT != 0 ? { [created.map(\.content), created.map { $0.sender ?? "" }] } : nil)
+                                       texts: flags & NK_CREATED_TEXT != 0 ? [created.map(\.content), created.map { $0.sender ?? "" }] : [])
         for (row, m) in created.enumerated() {
             buffer.set(row, id: m.id, uid: m.uid, time: m.sentAt, flag: m.fromMe)
         }
@@ -75,73 +75,42 @@ public func nk_message_insert_many(_ handle: OpaquePointer?, _ conversationID: I
 /// What a bulk write assigned, packed column after column into one malloc'ed buffer (the layout
 /// `include/noteskit.h` documents): fixed-width, so Python slices it with memoryviews.
 ///
-///     int64 count; int64 texts (the kept texts, 0 for none); int64 id[count];
-///     int64 time[times][count] (UTC ms); uint8 flag[count] (messages); char uid[count][36].
+///     int64 count; int64 id[count]; int64 time[times][count] (UTC ms); uint8 flag[count] (messages);
+///     char uid[count][36]; then per text: int64 bytes, int64 offsets[count + 1] (in code points),
+///     the UTF-8 bytes.
 ///
-/// Each part starts on an 8-byte boundary. The texts stored are not copied in: with
-/// `NK_CREATED_TEXT` the records are kept (`CreatedTexts`) until ``nk_created_texts`` packs them
-/// or ``nk_created_free`` drops them — a caller that only counts the records never pays the copy.
+/// Each part starts on an 8-byte boundary.
 struct CreatedBuffer {
     private let base: UnsafeMutableRawPointer
-    private let count: Int
+    private let count: Int, times: Int
     private let timesAt: Int, flagsAt: Int?, uidsAt: Int
 
-    init(count: Int, times: Int, flags: Bool, texts: (() -> [[String]])?) throws {
+    init(count: Int, times: Int, flags: Bool, texts: [[String]]) throws {
         func padded(_ n: Int) -> Int { (n + 7) & ~7 }
         self.count = count
-        timesAt = 16 + 8 * count
+        self.times = times
+        timesAt = 8 + 8 * count
         var size = timesAt + 8 * times * count
         flagsAt = flags ? size : nil
         if flags { size += padded(count) }
         uidsAt = size
         size += padded(36 * count)
+        let textsAt = size
+        for column in texts {
+            size += 8 * (count + 2)
+            size += padded(column.reduce(0) { $0 + $1.utf8.count })
+        }
         guard let memory = malloc(size) else { throw NotesError(.internalError, "out of memory (\(size) bytes for the result)") }
         base = memory
         base.storeBytes(of: Int64(count), as: Int64.self)
-        let kept = texts.map { Unmanaged.passRetained(CreatedTexts($0)).toOpaque() }
-        (base + 8).storeBytes(of: kept, as: UnsafeMutableRawPointer?.self)
-    }
-
-    mutating func set(_ row: Int, id: Int64, uid: String, time: Timestamp, second: Timestamp? = nil, flag: Bool = false) {
-        (base + 16 + 8 * row).storeBytes(of: id, as: Int64.self)
-        (base + timesAt + 8 * row).storeBytes(of: time.milliseconds, as: Int64.self)
-        if let second { (base + timesAt + 8 * (count + row)).storeBytes(of: second.milliseconds, as: Int64.self) }
-        if let flagsAt { (base + flagsAt + row).storeBytes(of: flag ? 1 : 0, as: UInt8.self) }
-        var uid = uid
-        uid.withUTF8 { utf8 in
-            if let source = utf8.baseAddress { memcpy(base + uidsAt + 36 * row, source, min(36, utf8.count)) }
-        }
-    }
-
-    /// The buffer, for the caller to release with `nk_created_free`.
-    func handOut() -> UnsafeMutableRawPointer { base }
-
-    /// The texts kept with the buffer at `created`, or nil when it has none.
-    static func kept(_ created: UnsafeMutableRawPointer) -> Unmanaged<CreatedTexts>? {
-        created.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self).map { Unmanaged<CreatedTexts>.fromOpaque($0) }
-    }
-}
-
-/// The texts of a bulk write's records, kept (not copied) until the caller asks for them.
-final class CreatedTexts {
-    let columns: () -> [[String]]
-    init(_ columns: @escaping () -> [[String]]) { self.columns = columns }
-
-    /// The texts packed into one malloc'ed buffer, per text: int64 bytes, int64 offsets[count + 1]
-    /// (in code points: Python slices the decoded text by them), the UTF-8 bytes; each part on an
-    /// 8-byte boundary.
-    func packed() throws -> UnsafeMutableRawPointer {
-        func padded(_ n: Int) -> Int { (n + 7) & ~7 }
-        let texts = columns()
-        var size = 0
-        for column in texts { size += 8 * (column.count + 2) + padded(column.reduce(0) { $0 + $1.utf8.count }) }
-        guard let base = malloc(max(size, 8)) else { throw NotesError(.internalError, "out of memory (\(size) bytes for the texts)") }
-        var at = 0
+        var at = textsAt
         for column in texts {
+            // The byte length, then offsets in code points (Python slices the decoded text by them),
+            // then the UTF-8 bytes.
             let offsets = base + at + 8
             var used = 0, scalars = 0
             offsets.storeBytes(of: Int64(0), as: Int64.self)
-            let data = base + at + 8 * (column.count + 2)
+            let data = base + at + 8 * (count + 2)
             for (row, text) in column.enumerated() {
                 var text = text
                 text.withUTF8 { utf8 in
@@ -152,29 +121,21 @@ final class CreatedTexts {
                 (offsets + 8 * (row + 1)).storeBytes(of: Int64(scalars), as: Int64.self)
             }
             (base + at).storeBytes(of: Int64(used), as: Int64.self)
-            at += 8 * (column.count + 2) + padded(used)
+            at += 8 * (count + 2) + padded(used)
         }
-        return base
     }
-}
 
-/// *out_texts (owned, nk_free): the texts kept with a bulk write's result (see `CreatedTexts.packed`).
-@_cdecl("nk_created_texts")
-public func nk_created_texts(_ created: UnsafeMutableRawPointer?, _ out: OutBuffer?) -> Int32 {
-    call {
-        let out = try outPointer(out, "out_texts")
-        guard let created else { throw NotesError(.invalidArgument, "created is NULL", field: "created") }
-        guard let kept = CreatedBuffer.kept(created) else {
-            throw NotesError(.invalidArgument, "the bulk write kept no texts (pass NK_CREATED_TEXT)", field: "created")
+    mutating func set(_ row: Int, id: Int64, uid: String, time: Timestamp, second: Timestamp? = nil, flag: Bool = false) {
+        (base + 8 + 8 * row).storeBytes(of: id, as: Int64.self)
+        (base + timesAt + 8 * row).storeBytes(of: time.milliseconds, as: Int64.self)
+        if let second { (base + timesAt + 8 * (count + row)).storeBytes(of: second.milliseconds, as: Int64.self) }
+        if let flagsAt { (base + flagsAt + row).storeBytes(of: flag ? 1 : 0, as: UInt8.self) }
+        var uid = uid
+        uid.withUTF8 { utf8 in
+            if let source = utf8.baseAddress { memcpy(base + uidsAt + 36 * row, source, min(36, utf8.count)) }
         }
-        out.pointee = try kept.takeUnretainedValue().packed()
     }
-}
 
-/// Releases a bulk write's result and the texts kept with it.
-@_cdecl("nk_created_free")
-public func nk_created_free(_ created: UnsafeMutableRawPointer?) {
-    guard let created else { return }
-    CreatedBuffer.kept(created)?.release()
-    free(created)
+    /// The buffer, for the caller to release with `nk_free`.
+    func handOut() -> UnsafeMutableRawPointer { base }
 }

@@ -429,31 +429,10 @@ def test_records_created_and_never_read_free_their_buffer(store):
     assert not free.alive  # (the finalizer ran: the library's buffer is freed)
 
 
-def test_texts_kept_with_the_result_are_those_written_whenever_read(store):
+def test_texts_of_the_result_are_those_written_whenever_read(store):
     table = pa.table({"title": ["周末", "Monday"], "content": ["今天天气真好 🎉", "rain"]})
     made = store.articles.create_many(table)
     newest = next(iter(store.articles.iter()))
     store.articles.update(newest.id, title="changed since")  # (before the records are first read)
-    del table  # (the library kept the texts: the input may go)
+    del table  # (the result holds the texts: the input may go)
     assert [(a.title, a.content) for a in made] == [("周末", "今天天气真好 🎉"), ("Monday", "rain")]
-
-
-def test_kept_texts_are_asked_of_the_library_only_with_the_flag(store):
-    def created(flags):
-        arrow = Arrow()
-        schema, batch = arrow.table([(b"title", b"u", arrow.strings([b"t"])), (b"content", b"u", arrow.strings([b"c"]))], 1)
-        out = ctypes.c_void_p()
-        assert nk._ffi.nk_article_create_many(store.handle, ctypes.byref(arrow.stream(schema, [batch])), flags, ctypes.byref(out)) == 0
-        return out.value
-    pointer = created(0)
-    texts = ctypes.c_void_p()
-    assert nk._ffi.nk_created_texts(pointer, ctypes.byref(texts)) == 1  # NK_E_INVALID_ARGUMENT: none kept
-    assert "NK_CREATED_TEXT" in str(nk._ffi.last_error())
-    nk._ffi.nk_created_free(pointer)
-    pointer = created(nk._ffi.NK_CREATED_TEXT)
-    for _ in range(2):  # (asked twice: packed twice)
-        assert nk._ffi.nk_created_texts(pointer, ctypes.byref(texts)) == 0
-        assert ctypes.string_at(texts.value + 8 + 16, 1) == b"t"  # (bytes, offsets[2], then the UTF-8)
-        nk._ffi.nk_free(texts.value)
-    nk._ffi.nk_created_free(pointer)
-    nk._ffi.nk_created_free(None)

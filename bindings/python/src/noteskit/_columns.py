@@ -448,7 +448,7 @@ def take_created(pointer: Optional[int], times: int, flags: bool, texts: int) ->
         raise InvalidArgumentError("the library returned no result")
     try:
         n = c_int64.from_address(pointer).value
-        at = pointer + 16
+        at = pointer + 8
         ids = memoryview(ctypes.string_at(at, 8 * n)).cast("q").tolist()
         at += 8 * n
         columns = []
@@ -461,34 +461,24 @@ def take_created(pointer: Optional[int], times: int, flags: bool, texts: int) ->
             at += (n + 7) & ~7
         joined = ctypes.string_at(at, 36 * n).decode("ascii")
         uids = [joined[k:k + 36] for k in range(0, 36 * n, 36)]
-        return Created(ids, columns, flag_bytes, uids, _kept_texts(pointer, n, texts) if texts else [])
-    finally:
-        _ffi.nk_created_free(pointer)
-
-
-def _kept_texts(pointer: int, n: int, texts: int) -> List[List[str]]:
-    """The ``texts`` text columns the library kept with the buffer (``NK_CREATED_TEXT``), packed now."""
-    out = c_void_p()
-    _ffi.check(_ffi.nk_created_texts(pointer, ctypes.byref(out)))
-    at = start = out.value or 0
-    try:
-        columns: List[List[str]] = []
+        at += (36 * n + 7) & ~7
+        text_columns = []
         for _ in range(texts):
             size = c_int64.from_address(at).value
             offsets = memoryview(ctypes.string_at(at + 8, 8 * (n + 1))).cast("q").tolist()
             at += 8 * (n + 2)
             whole = ctypes.string_at(at, size).decode("utf-8")  # once; then sliced by code points
-            columns.append([whole[offsets[k]:offsets[k + 1]] for k in range(n)])
+            text_columns.append([whole[offsets[k]:offsets[k + 1]] for k in range(n)])
             at += (size + 7) & ~7
-        return columns
+        return Created(ids, columns, flag_bytes, uids, text_columns)
     finally:
-        _ffi.nk_free(start)
+        _ffi.nk_free(pointer)
 
 
 def write(call: Callable[[Any, int, Any], int], data: Any, fields: Sequence[Field]) -> Tuple[Optional[List[Any]], int]:
     """Runs a bulk write ``call(stream_pointer, flags, out)`` on ``data`` (an Arrow-capable object or
-    an iterable of mappings). Returns the records as a list (None for Arrow input, whose texts the
-    library then keeps with the buffer) and the buffer's address."""
+    an iterable of mappings). Returns the records as a list (None for Arrow input, whose texts then
+    come back from the library) and the buffer's address."""
     records: Optional[List[Any]] = None
     if is_arrow(data):
         stream = arrow_stream(data)
@@ -533,7 +523,7 @@ class CreatedRecords(MutableSequence[T]):
         self._length = c_int64.from_address(pointer).value
         self._items: Optional[List[T]] = None
         self._build: Optional[Callable[[], List[T]]] = lambda: build(pointer)
-        self._free = weakref.finalize(self, _ffi.nk_created_free, pointer)  # the buffer, if never read
+        self._free = weakref.finalize(self, _ffi.nk_free, pointer)  # the buffer, if never read
         self._lock = threading.Lock()
 
     def _list(self) -> List[T]:

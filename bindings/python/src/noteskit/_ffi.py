@@ -288,10 +288,6 @@ nk_message_delete = _declare("nk_message_delete", c_int32, c_void_p, c_int64)
 nk_message_insert_many = _declare("nk_message_insert_many", c_int32, c_void_p, c_int64, POINTER(ArrowArrayStream), c_int32,
                                   c_void_pp)
 NK_CREATED_TEXT = 1
-# int32_t nk_created_texts(void *created, void **out_texts);
-nk_created_texts = _declare("nk_created_texts", c_int32, c_void_p, c_void_pp)
-# void nk_created_free(void *created);
-nk_created_free = _declare("nk_created_free", None, c_void_p)
 # int32_t nk_message_select(nk_store *store, int64_t conversation_id, int64_t since_ms, int64_t until_ms, int32_t from_me,
 #                           int32_t order, int32_t threads, struct ArrowArrayStream *out_stream);
 nk_message_select = _declare("nk_message_select", c_int32, c_void_p, c_int64, c_int64, c_int64, c_int32, c_int32, c_int32,
