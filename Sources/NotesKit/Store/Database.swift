@@ -70,6 +70,9 @@ protocol DatabaseConnection: AnyObject {
 protocol DatabaseStatement {
     /// Clears the bindings and the current result, so the statement can run again.
     func reset()
+    /// Ends the current run so the statement can run again with every parameter bound anew: the
+    /// bindings are kept (SQLite then reuses a text parameter's buffer instead of freeing it).
+    func rewind()
     func finalize()
     func bind(_ index: Int32, int64 value: Int64?) throws
     func bind(_ index: Int32, text value: String?) throws
@@ -270,6 +273,13 @@ final class Statement {
 
     func reset() {
         other.reset()
+        bindFailure = nil
+    }
+
+    /// Readies the statement for another run whose binds set every parameter again (see
+    /// ``DatabaseStatement/rewind()``).
+    func rewind() {
+        other.rewind()
         bindFailure = nil
     }
 

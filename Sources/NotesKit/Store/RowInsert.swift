@@ -63,6 +63,19 @@ extension WriteContext {
         // True while the table's highest id is below ids given out before (deleted since): rows
         // then go one at a time, each numbered above those, until one is written.
         var belowFloor = false
+        // Each statement is prepared once a call and rewound for its next run: preparing it again
+        // looked its SQL up among the cached statements every time, and a reset's clearing of the
+        // bindings freed the text parameters' buffers that the next row's binds then allocated again.
+        var many: Statement?, one: Statement?
+        func statement(_ whole: Bool) throws -> Statement {
+            if let made = whole ? many : one {
+                made.rewind()
+                return made
+            }
+            let made = try prepare(whole ? sql.many.sql : sql.one)
+            if whole { many = made } else { one = made }
+            return made
+        }
         var start = 0
         while start < count {
             // `many` (numbered after the highest stored id) for whole statements, `one` for the rest.
@@ -76,7 +89,7 @@ extension WriteContext {
             }
             if belowFloor { whole = false }
             let n = whole ? perStatement : 1
-            let stmt = try prepare(whole ? sql.many.sql : sql.one)
+            let stmt = try statement(whole)
             for k in 0..<n { bind(stmt, Int32(sql.perRow * k + 1), start + k) }
             try stmt.run()
             let written = connection.changes

@@ -82,6 +82,11 @@ final class PostgresStatement: DatabaseStatement {
         row = -1
     }
 
+    func rewind() {
+        rows = nil
+        row = -1
+    }
+
     func finalize() { reset() }
 
     private func set(_ index: Int32, _ value: String?) {

@@ -210,6 +210,8 @@ struct SQLiteStatement: DatabaseStatement {
         sqlite3_clear_bindings(raw)
     }
 
+    func rewind() { sqlite3_reset(raw) }
+
     func bind(_ index: Int32, int64 value: Int64?) throws {
         if let value { sqlite3_bind_int64(raw, index, value) } else { sqlite3_bind_null(raw, index) }
     }
