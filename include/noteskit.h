@@ -179,9 +179,17 @@ char *nk_last_error(void);
  * In a batch a call hands out (not a stream's), the offsets buffer of each string (not
  * large_string) column goes on, after its length + 1 byte offsets, with length + 1 int32
  * code-point offsets: where each row's text starts and ends in characters, so a reader may decode
- * the column's text at once and slice it (Arrow readers read the byte offsets only). */
+ * the column's text at once and slice it (Arrow readers read the byte offsets only).
+ * Every schema the library hands out (a call's or a stream's) is a root of the caller's whose
+ * children are the library's own: made once per shape of batch, never changed, moved nor freed
+ * (a child a consumer moved out is marked live again for the next one), so a reader may know a
+ * schema by the address of its children list; releasing the root releases nothing else. In every
+ * batch the library hands out, the buffer lists follow each other in memory, depth first from the
+ * struct's own (one NULL validity): each column's buffers in column order, a list column's
+ * followed by its items', so a reader may read every buffer address at once from the struct's
+ * buffers. */
 
-/* How many Arrow structs (arrays, schemas, streams, children included) the library handed out
+/* How many Arrow structs (arrays with their children, schemas, streams) the library handed out
  * whose release has not been called yet: 0 once a caller released everything it got. */
 int32_t nk_arrow_outstanding(int64_t *out_count);
 

@@ -8,8 +8,9 @@ import Glibc
 // The producer side of the Arrow C Data / C Stream Interface: finished column batches (see
 // NotesKit's Arrow/ColumnBatch.swift) handed out as ArrowArray / ArrowSchema / ArrowArrayStream
 // structs, with the specification's ownership: the consumer calls each struct's release exactly
-// once; a released struct has release == NULL. Every struct handed out (children included) is
-// counted until released, so tests can see that nothing leaks (nk_arrow_outstanding).
+// once; a released struct has release == NULL. Every struct handed out (an array's children
+// included; a schema's fields are the library's own, static: see StaticSchema) is counted until
+// released, so tests can see that nothing leaks (nk_arrow_outstanding).
 
 enum ArrowLive {
     static let count = Atomic<Int64>(0)
@@ -17,12 +18,12 @@ enum ArrowLive {
     static func released() { count.wrappingSubtract(1, ordering: .relaxed) }
 }
 
-// MARK: - Arrays and schemas alike
+// MARK: - Arrays
 
-/// The memory of one exported tree of structs (a batch's arrays, or its schema's fields) in one
-/// allocation: every struct of the tree but the root (which is the consumer's), their children
-/// lists and buffer lists. Each struct of the tree holds a reference to it (its private data), so a
-/// child the consumer moved out keeps it alive after the parent is released.
+/// The memory of one exported batch's arrays in one allocation: every struct of the tree but the
+/// root (which is the consumer's), their children lists and buffer lists. Each struct of the tree
+/// holds a reference to it (its private data), so a child the consumer moved out keeps it alive
+/// after the parent is released.
 private typealias Block = ManagedBuffer<Void, UInt64>
 
 /// A block of `bytes` bytes (8-byte aligned) and where they start (stable: the block never moves).
@@ -31,7 +32,7 @@ private func makeBlock(bytes: Int) -> (Block, UnsafeMutableRawPointer) {
     return (block, UnsafeMutableRawPointer(block.withUnsafeMutablePointerToElements { $0 }))
 }
 
-/// Hands out the room of a block in order: structs, then pointer lists.
+/// Hands out the room of a part of a block in order.
 private struct BlockSpace {
     var next: UnsafeMutableRawPointer
 
@@ -41,8 +42,6 @@ private struct BlockSpace {
         return p
     }
 }
-
-// MARK: - Arrays
 
 /// The release callback of every array made here: its children not released (or moved) yet, then
 /// its own buffers; its reference to the block is dropped last (the block may hold `p` itself).
@@ -59,25 +58,28 @@ private let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> 
     Unmanaged<Block>.fromOpaque(data).release()
 }
 
-/// The arrays of `columns` and below (list items), and the pointer slots they need.
-private func arraySize(_ columns: [FinishedColumn]) -> (arrays: Int, slots: Int) {
-    columns.reduce((0, 0)) { sum, column in
+/// The arrays of `columns` and below (list items), and the pointer slots of their buffer lists and
+/// of their children lists.
+private func arraySize(_ columns: [FinishedColumn]) -> (arrays: Int, buffers: Int, lists: Int) {
+    columns.reduce((0, 0, 0)) { sum, column in
         let n = arraySize(column.child)
-        return (sum.arrays + 1 + n.arrays, sum.slots + column.buffers.count + column.child.count + n.slots)
+        return (sum.arrays + 1 + n.arrays, sum.buffers + column.buffers.count + n.buffers, sum.lists + column.child.count + n.lists)
     }
 }
 
-/// Fills `out` with an array of `buffers` (taken over) and `children`, made in `space` of `block`.
+/// Fills `out` with an array of `buffers` (taken over) and `children`, made in `space` of `block`:
+/// the structs in `arrays`, the buffer lists in `buffers` (in order, depth first: every list of a
+/// batch follows the one before), the children lists in `lists`.
 private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCount: Int, buffers: [UnsafeMutableRawPointer?],
-                  children: [FinishedColumn], _ block: Block, _ arrays: inout BlockSpace, _ slots: inout BlockSpace) {
-    let bufferList = slots.take(UnsafeRawPointer?.self, buffers.count)
+                  children: [FinishedColumn], _ block: Block, _ space: inout (arrays: BlockSpace, buffers: BlockSpace, lists: BlockSpace)) {
+    let bufferList = space.buffers.take(UnsafeRawPointer?.self, buffers.count)
     for (i, b) in buffers.enumerated() { bufferList[i] = UnsafeRawPointer(b) }
     var childList: UnsafeMutablePointer<UnsafeMutablePointer<ArrowArray>?>?
     if !children.isEmpty {
-        let list = slots.take(UnsafeMutablePointer<ArrowArray>?.self, children.count)
+        let list = space.lists.take(UnsafeMutablePointer<ArrowArray>?.self, children.count)
         for (i, child) in children.enumerated() {
-            let p = arrays.take(ArrowArray.self, 1)
-            fill(p, length: child.length, nullCount: child.nullCount, buffers: child.buffers, children: child.child, block, &arrays, &slots)
+            let p = space.arrays.take(ArrowArray.self, 1)
+            fill(p, length: child.length, nullCount: child.nullCount, buffers: child.buffers, children: child.child, block, &space)
             list[i] = p
         }
         childList = list
@@ -90,64 +92,22 @@ private func fill(_ out: UnsafeMutablePointer<ArrowArray>, length: Int, nullCoun
 }
 
 /// Fills `out` with a record batch (a struct array of the columns), taking over their buffers: the
-/// arrays and their lists in one block.
+/// arrays and their lists in one block, every buffer list after the batch's own (one NULL validity)
+/// in column order, a list column's followed by its items' (include/noteskit.h, "Records").
 func exportBatch(_ rows: Int, _ columns: [FinishedColumn], to out: UnsafeMutablePointer<ArrowArray>) {
     let size = arraySize(columns)
     let structBytes = size.arrays * MemoryLayout<ArrowArray>.stride
-    let (block, memory) = makeBlock(bytes: structBytes + (size.slots + 1 + columns.count) * 8)  // (+ the batch's own lists)
-    var arrays = BlockSpace(next: memory), slots = BlockSpace(next: memory + structBytes)
-    fill(out, length: rows, nullCount: 0, buffers: [nil], children: columns, block, &arrays, &slots)
+    let bufferBytes = (1 + size.buffers) * 8  // (+ the batch's own validity)
+    let (block, memory) = makeBlock(bytes: structBytes + bufferBytes + (size.lists + columns.count) * 8)
+    var space = (arrays: BlockSpace(next: memory), buffers: BlockSpace(next: memory + structBytes),
+                 lists: BlockSpace(next: memory + structBytes + bufferBytes))
+    fill(out, length: rows, nullCount: 0, buffers: [nil], children: columns, block, &space)
 }
 
 // MARK: - Schemas
 
-/// Format strings and field names as C strings made once and kept for the life of the process:
-/// the library uses a few dozen, and a consumer may cache what it decoded by address.
-private enum InternedStrings {
-    /// Each text's C string, as its address (0 when memory ran out), and the last few lists of
-    /// texts looked up with their answers: pages ask for the same lists again and again (a
-    /// `store.search` page for two in turn, its message hits' and its article hits'), each found
-    /// by comparing it (the same string storage: a compare each) before a text is hashed.
-    static let table = Mutex<(strings: [String: UInt], recent: [(texts: [String], found: [UInt])])>(([:], []))
-
-    /// How many lists ``table`` remembers.
-    static let recentLists = 4
-
-    /// The C strings of `texts`, in order, looked up (and made when new) under one lock.
-    static func get(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] {
-        table.withLock { t in
-            if let hit = t.recent.firstIndex(where: { $0.texts == texts }) { return t.recent[hit].found }
-            let found = texts.map { text -> UInt in
-                if let p = t.strings[text] { return p }
-                let p = UInt(bitPattern: strdup(text))
-                if p != 0 { t.strings[text] = p }
-                return p
-            }
-            if !found.contains(0) {
-                if t.recent.count == recentLists { t.recent.removeFirst() }
-                t.recent.append((texts, found))
-            }
-            return found
-        }.map { UnsafeMutablePointer<CChar>(bitPattern: $0) }
-    }
-}
-
-/// The release callback of every schema made here: its children not released (or moved) yet; its
-/// reference to the block is dropped last. (Formats and names are interned: nothing else to free.)
-private let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
-    guard let p, p.pointee.release != nil, let data = p.pointee.private_data else { return }
-    let schema = p.pointee
-    for i in 0..<Int(schema.n_children) {
-        if let child = schema.children[i], let release = child.pointee.release { release(child) }
-    }
-    p.pointee.release = nil
-    p.pointee.private_data = nil
-    ArrowLive.released()
-    Unmanaged<Block>.fromOpaque(data).release()
-}
-
 /// What one field of a schema says.
-struct FieldType {
+struct FieldType: Equatable {
     var name: String
     var format: String
     var nullable: Bool
@@ -177,49 +137,124 @@ struct FieldType {
     init(_ column: FinishedColumn) {
         self.init(name: column.name, format: column.format, nullable: column.nullable, children: column.child.map(FieldType.init))
     }
+
+    /// True when `column` has this field's name, format, nullability and children.
+    func describes(_ column: FinishedColumn) -> Bool {
+        name == column.name && format == column.format && nullable == column.nullable
+            && children.count == column.child.count && zip(children, column.child).allSatisfy { $0.describes($1) }
+    }
 }
 
-/// The format and name of `field` and of its children, depth first: the order `fill` takes them in.
-private func texts(_ field: FieldType, into out: inout [String]) {
-    out.append(field.format)
-    out.append(field.name)
-    for child in field.children { texts(child, into: &out) }
+/// The release callback of a schema's root: it only marks it released (its children are static).
+private let releaseSchemaRoot: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
+    guard let p, p.pointee.release != nil else { return }
+    p.pointee.release = nil
+    ArrowLive.released()
 }
 
-/// The fields below `field`, all depths.
-private func fieldCount(_ field: FieldType) -> Int { field.children.reduce(0) { $0 + 1 + fieldCount($1) } }
+/// The release callback of a static field, called only on a copy a consumer moved out of its parent:
+/// marks the copy released (the static field is the library's, never freed).
+private let releaseStaticField: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { p in
+    p?.pointee.release = nil
+}
 
-private func fill(_ out: UnsafeMutablePointer<ArrowSchema>, _ field: FieldType, _ strings: [UnsafeMutablePointer<CChar>?],
-                  _ next: inout Int, _ block: Block, _ space: inout BlockSpace) {
-    let format = strings[next], name = strings[next + 1]
-    next += 2
-    var childList: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>?
-    if !field.children.isEmpty {
-        let list = space.take(UnsafeMutablePointer<ArrowSchema>?.self, field.children.count)
-        for (i, child) in field.children.enumerated() {
-            let p = space.take(ArrowSchema.self, 1)
-            fill(p, child, strings, &next, block, &space)
+/// The schemas of the library's batches, each made once and kept for the life of the process: a
+/// handed-out schema is a root of the consumer's whose children are a static list of static fields
+/// (their formats and names C strings of their own), so a consumer may know a schema by the address
+/// of its children list and decode it once (include/noteskit.h, "Records"). The library has a few
+/// dozen shapes of batch, all named in its code.
+private final class StaticSchema: @unchecked Sendable {
+    let fields: [FieldType]
+    /// The root's children list: `fields.count` static fields, their own lists below them.
+    let children: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>
+
+    init(_ fields: [FieldType]) {
+        self.fields = fields
+        children = StaticSchema.fieldList(fields)
+    }
+
+    private static func fieldList(_ fields: [FieldType]) -> UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?> {
+        let list = UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>.allocate(capacity: max(fields.count, 1))
+        for (i, field) in fields.enumerated() {
+            let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
+            p.initialize(to: ArrowSchema(
+                format: UnsafePointer(strdup(field.format)), name: UnsafePointer(strdup(field.name)), metadata: nil,
+                flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(field.children.count),
+                children: field.children.isEmpty ? nil : fieldList(field.children), dictionary: nil, release: releaseStaticField,
+                private_data: nil))
             list[i] = p
         }
-        childList = list
+        return list
     }
-    out.initialize(to: ArrowSchema(
-        format: UnsafePointer(format), name: UnsafePointer(name), metadata: nil,
-        flags: field.nullable ? Int64(ARROW_FLAG_NULLABLE) : 0, n_children: Int64(field.children.count), children: childList,
-        dictionary: nil, release: releaseSchema, private_data: Unmanaged.passRetained(block).toOpaque()))
-    ArrowLive.made()
+
+    /// Marks live again a field a consumer moved out (the specification lets it move a child: it
+    /// copies it and marks the original released), so the next consumer finds every field live.
+    func revive() {
+        StaticSchema.revive(children, fields.count)
+    }
+
+    private static func revive(_ list: UnsafeMutablePointer<UnsafeMutablePointer<ArrowSchema>?>, _ n: Int) {
+        for i in 0..<n {
+            guard let field = list[i] else { continue }
+            if field.pointee.release == nil { field.pointee.release = releaseStaticField }
+            if let below = field.pointee.children { revive(below, Int(field.pointee.n_children)) }
+        }
+    }
+
+    /// Fills `out` with a root of this schema: a struct of its fields.
+    func export(to out: UnsafeMutablePointer<ArrowSchema>) {
+        revive()
+        out.initialize(to: ArrowSchema(
+            format: StaticSchema.structFormat, name: StaticSchema.noName, metadata: nil, flags: 0,
+            n_children: Int64(fields.count), children: children, dictionary: nil, release: releaseSchemaRoot, private_data: nil))
+        ArrowLive.made()
+    }
+
+    nonisolated(unsafe) private static let structFormat = UnsafePointer(strdup("+s")!)
+    nonisolated(unsafe) private static let noName = UnsafePointer(strdup("")!)
+
+    /// The schemas made so far, the one found last first (a page asks for the same one again and
+    /// again; a `store.search` page for two in turn).
+    private static let made = Mutex<[StaticSchema]>([])
+
+    /// The schema of `fields`, made when new.
+    static func of(_ fields: [FieldType]) -> StaticSchema {
+        find { $0.fields == fields } ?? make(fields)
+    }
+
+    /// The schema of finished columns, compared without a `FieldType` made per column.
+    static func of(_ columns: [FinishedColumn]) -> StaticSchema {
+        find { $0.fields.count == columns.count && zip($0.fields, columns).allSatisfy { $0.describes($1) } }
+            ?? make(columns.map(FieldType.init))
+    }
+
+    private static func find(_ matches: (StaticSchema) -> Bool) -> StaticSchema? {
+        made.withLock { all in
+            guard let i = all.lastIndex(where: matches) else { return nil }
+            let found = all[i]
+            if i < all.count - 4 { all.append(all.remove(at: i)) }  // (kept among the last few looked at)
+            return found
+        }
+    }
+
+    private static func make(_ fields: [FieldType]) -> StaticSchema {
+        made.withLock { all in
+            if let same = all.last(where: { $0.fields == fields }) { return same }  // (made by another thread meanwhile)
+            let schema = StaticSchema(fields)
+            all.append(schema)
+            return schema
+        }
+    }
 }
 
-/// Fills `out` with the schema of a record batch: a struct of `fields`, its fields and their lists in one block.
+/// Fills `out` with the schema of a record batch: a struct of `fields` (static: see ``StaticSchema``).
 func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchema>) {
-    let root = FieldType(name: "", format: "+s", nullable: false, children: fields)
-    var all: [String] = []
-    texts(root, into: &all)
-    let n = fieldCount(root)
-    let (block, memory) = makeBlock(bytes: n * (MemoryLayout<ArrowSchema>.stride + 8))
-    var space = BlockSpace(next: memory)
-    var next = 0
-    fill(out, root, InternedStrings.get(all), &next, block, &space)
+    StaticSchema.of(fields).export(to: out)
+}
+
+/// Fills `out` with the schema of a record batch of `columns`.
+func exportSchema(_ columns: [FinishedColumn], to out: UnsafeMutablePointer<ArrowSchema>) {
+    StaticSchema.of(columns).export(to: out)
 }
 
 /// Exports a batch and its schema (the schema from the finished columns: `large_string` where a
@@ -227,7 +262,7 @@ func exportSchema(_ fields: [FieldType], to out: UnsafeMutablePointer<ArrowSchem
 /// offsets (include/noteskit.h, "Records": the calls' batches, not the streams').
 func exportBatch(_ batch: ColumnBatch, array: UnsafeMutablePointer<ArrowArray>, schema: UnsafeMutablePointer<ArrowSchema>) throws {
     let (rows, columns) = try batch.finish(codePointOffsets: true)
-    exportSchema(columns.map(FieldType.init), to: schema)
+    exportSchema(columns, to: schema)
     exportBatch(rows, columns, to: array)
 }
 

@@ -35,9 +35,9 @@ public func nk_store_search(_ handle: OpaquePointer?, _ query: UnsafePointer<CCh
             free(orderText)
             throw error
         }
-        exportSchema(messageColumns.map(FieldType.init), to: messagesSchema)
+        exportSchema(messageColumns, to: messagesSchema)
         exportBatch(messageRows, messageColumns, to: messagesArray)
-        exportSchema(articleColumns.map(FieldType.init), to: schema)
+        exportSchema(articleColumns, to: schema)
         exportBatch(articleRows, articleColumns, to: array)
         order.pointee = orderText
         cursor.pointee = next

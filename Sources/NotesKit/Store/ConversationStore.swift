@@ -21,7 +21,8 @@ public struct ConversationStore: Sendable {
     /// within one millisecond).
     ///
     /// Keyset-paged like the article list: `after` is the `nextCursor` of the previous page, and a
-    /// page at any depth costs O(log n + limit). A conversation never shows up twice while a reader
+    /// page at any depth costs O(log n + limit) (SQLite: plus a sort of the at most 64 conversations
+    /// written to lately, which are not in the index; see `HotConversations`). A conversation never shows up twice while a reader
     /// pages on; one that gets a new message meanwhile moves to the top, above the reader's
     /// position, and shows up on the next first page. `limit` is 1...1000.
     public func list(limit: Int = PageLimit.default, after cursor: String? = nil) throws -> Page<Conversation> {
@@ -147,8 +148,10 @@ public struct ConversationStore: Sendable {
     /// Counts `count` new messages in conversation `id` (its `message_count`) and makes `newest`
     /// its last activity, ordered by change `seq`, unless its last activity is later already
     /// (history imported with older times leaves its place in the list). `.notFound` for an
-    /// unknown conversation. One statement, O(log n): a send writes the conversation's row once.
+    /// unknown conversation. O(log n): a send to a hot conversation writes its row once and no
+    /// index page; a cold one is made hot first (see `HotConversations`).
     static func addMessages(_ tx: WriteContext, _ id: Int64, count: Int, newest: Timestamp, seq: Int64) throws {
+        try HotConversations.warm(tx, id)
         let stmt = try tx.prepare(tx.connection.sql.conversations.addMessages)
         stmt.bind(1, newest.milliseconds).bind(2, seq).bind(3, id).bind(4, Int64(count))
         try stmt.run()

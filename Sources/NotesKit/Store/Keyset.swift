@@ -28,11 +28,16 @@ struct Keyset: Sendable {
     /// Only the rows that hold this condition, checked by the server before it sends a row: its
     /// `?` parameters bound from `texts` in order (a search's ``StoreSQL/SearchFilter``).
     var textFilter: (sql: String, texts: [String])?
+    /// Conditions that split the table's rows in disjoint parts, each walked by an index of its
+    /// own, merged in one statement (`… WHERE part1 … UNION ALL … WHERE part2 … ORDER BY key, id`;
+    /// `key` and `id` are then columns of `select`); empty: one walk. Only without `ids`, a
+    /// `textFilter` or a window (SQLite's conversation list: see ``HotConversations``).
+    var parts: [String] = []
 
     /// The same walk selecting other columns (`select` is `SELECT columns FROM table`).
     func selecting(_ select: String) -> Keyset {
         Keyset(select: select, key: key, id: id, filters: filters, binds: binds, ascending: ascending, range: range, ids: ids,
-               textFilter: textFilter)
+               textFilter: textFilter, parts: parts)
     }
 
     /// How many columns `select` selects (a filtered window's verdict and row number follow them).
@@ -131,13 +136,21 @@ struct Keyset: Sendable {
         }
         let filter = textFilter.map { "(\($0.sql))" }
         if let filter, window == nil { conditions.append(filter) }
-        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        var sql = "\(select)\(whereSQL) ORDER BY \(orderBy)"
+        func whereSQL(_ conditions: [String]) -> String {
+            conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        }
+        var sql: String
+        if parts.isEmpty {
+            sql = "\(select)\(whereSQL(conditions)) ORDER BY \(orderBy)"
+        } else {
+            precondition(ids == nil && textFilter == nil && seek != .rowid, "a walk in parts has no ids, text filter or rowid order")
+            sql = parts.map { "\(select)\(whereSQL([$0] + conditions))" }.joined(separator: " UNION ALL ") + " ORDER BY \(orderBy)"
+        }
         if let filter, window != nil, let from = select.firstRange(of: " FROM ") {
             // The walk's window with the filter's verdict, numbered as it comes, then filtered
             // (each step streams: the server stops reading once `limit` rows are sent).
             let walk = select[..<from.lowerBound] + ", \(filter) AS walk_hit" + select[from.lowerBound...]
-            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL) ORDER BY \(orderBy) LIMIT ?) w) n "
+            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL(conditions)) ORDER BY \(orderBy) LIMIT ?) w) n "
                 + "WHERE walk_hit OR walk_row = ?"
         }
         sql += "\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")"
@@ -147,8 +160,8 @@ struct Keyset: Sendable {
             stmt.bind(i, value)
             i += 1
         }
-        // In the statement's order: the filter in a window's select list, the walk's conditions,
-        // the filter as a condition, the window, the limit.
+        // In the statement's order: the filter in a window's select list, the walk's conditions
+        // (once for each part), the filter as a condition, the window, the limit.
         func bindFilter() {
             for text in textFilter?.texts ?? [] {
                 stmt.bind(i, text)
@@ -157,16 +170,18 @@ struct Keyset: Sendable {
         }
         let windowed = window != nil && textFilter != nil
         if windowed { bindFilter() }
-        binds.forEach(bind)
-        if let ids {
-            stmt.bind(i, ids)
-            i += 1
-        }
-        if let since = range.since { bind(since.milliseconds) }
-        if let until = range.until { bind(until.milliseconds) }
-        if let position {
-            bind(position.key)
-            if seek == .sameKey { bind(position.id) }
+        for _ in 0..<max(parts.count, 1) {
+            binds.forEach(bind)
+            if let ids {
+                stmt.bind(i, ids)
+                i += 1
+            }
+            if let since = range.since { bind(since.milliseconds) }
+            if let until = range.until { bind(until.milliseconds) }
+            if let position {
+                bind(position.key)
+                if seek == .sameKey { bind(position.id) }
+            }
         }
         if windowed, let window {
             bind(Int64(window))

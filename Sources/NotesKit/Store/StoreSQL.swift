@@ -199,6 +199,13 @@ struct StoreSQL: Sendable {
         /// its `message_count`, and makes 1 and 2 its last activity where the stored one is at or
         /// before 1 (else keeps it). `changes` 0 only when there is no conversation `id`.
         var addMessages: String
+        /// Binds: 1 id. Makes the conversation hot before its activity moves; `changes` 1 only when
+        /// it was cold. Then ``cool`` runs. Nil: the backend keeps one index of every conversation's
+        /// activity (see ``HotConversations``).
+        var warm: String?
+        /// Binds: 1 id (the conversation just made hot). Sends the older half of the hot ones
+        /// back to the index of activity when there are too many.
+        var cool: String?
         /// Binds: 1 how many of its messages were deleted, 2 id. Takes 1 off its `message_count`.
         var removeMessages: String
         /// Binds: 1 id. Returns: 0 its `message_count` (how many messages it holds).

@@ -175,3 +175,54 @@ def test_single_records_and_pages_build_the_same_records(store):
     assert [(c.entity, c.op, c.revision) for c in changes] == [("conversation", "create", None),
                                                                ("message", "create", None), ("article", "create", 1)]
     assert changes[0].at <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+def _page(store, conv_id):
+    array, schema, cursor = _ffi.ArrowArray(), _ffi.ArrowSchema(), ctypes.c_void_p()
+    assert _ffi.nk_conversation_history(store.handle, conv_id, 50, None, NO_TIME, NO_TIME, byref(array), byref(schema),
+                                        byref(cursor)) == 0
+    if cursor.value:
+        _ffi.nk_free(cursor.value)
+    return array, schema
+
+
+def test_a_page_is_read_alike_by_pyarrow_and_by_its_schemas_plan(store):
+    conv = store.conversations.create("c")
+    store.messages.insert_many(conv.id, [{"content": t, "from_me": i % 2 == 0, "sender": s}
+                                         for i, (t, s) in enumerate([("今天天气真好", "Bob"), ("x", None), ("🎉 e\u0301", "Ann")])])
+    ours = [(m.id, m.uid, m.content, m.from_me, m.sender) for m in conv.history()]
+    array, schema = _page(store, conv.id)
+    batch = pa.RecordBatch._import_from_c(ctypes.addressof(array), ctypes.addressof(schema))  # (pyarrow releases both)
+    assert not array.release and not schema.release
+    theirs = list(zip(*(batch.column(name).to_pylist() for name in ("id", "uid", "content", "from_me", "sender"))))
+    assert theirs == ours and batch.schema.field("sender").nullable
+
+
+def test_a_schemas_fields_are_static_and_a_moved_field_is_live_again_for_the_next_page(store):
+    conv = store.conversations.create("c")
+    conv.send("hello")
+    first_array, first = _page(store, conv.id)
+    second_array, second = _page(store, conv.id)
+    try:
+        # One static list of fields: a schema is known by its address.
+        assert ctypes.cast(first.children, ctypes.c_void_p).value == ctypes.cast(second.children, ctypes.c_void_p).value
+        # A consumer moves field 3 out (a bitwise copy; the original marked released), then releases the parent.
+        moved = _ffi.ArrowSchema()
+        field = ctypes.addressof(first.children[3].contents)
+        ctypes.memmove(ctypes.addressof(moved), field, ctypes.sizeof(moved))
+        ctypes.memset(field + _ffi.ArrowSchema.release.offset, 0, 8)
+        _arrow.release_schema(first)
+        assert ctypes.string_at(moved.name) == b"content" and moved.release
+        _arrow.release_schema(moved)
+        assert not moved.release
+    finally:
+        _arrow.release_array(first_array)
+        _arrow.release_schema(second)
+        _arrow.release_array(second_array)
+    array, schema = _page(store, conv.id)
+    try:
+        assert schema.children[3].contents.release  # live again
+        assert [m.content for m in conv.history()] == ["hello"]
+    finally:
+        _arrow.release_array(array)
+        _arrow.release_schema(schema)

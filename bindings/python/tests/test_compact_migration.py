@@ -78,7 +78,7 @@ def test_an_old_store_opens_compact_with_every_record_draft_change_and_search_hi
     assert applied[applied.index("0005_compact_rows_and_feed") + 1:] == ["0006_message_sender", "0007_drafts_unsaved",
                                                                            "0008_messages_numbered_by_floor",
                                                                            "0009_conversation_message_count",
-                                                                           "0010_lazy_sends"]  # the later ones after it
+                                                                           "0010_lazy_sends", "0011_hot_conversations"]  # the later ones after it
 
 
 def test_a_migrated_store_keeps_working_and_deleting_a_conversation_is_one_feed_row(tmp_path: Path) -> None:

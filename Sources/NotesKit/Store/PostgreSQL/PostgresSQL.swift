@@ -42,6 +42,10 @@ extension StoreSQL {
                 activity_seq = CASE WHEN last_activity_at <= $1 THEN $2 ELSE activity_seq END,
                 last_activity_at = greatest(last_activity_at, $1) WHERE id = $3
             """
+        // One index of every conversation's activity: no hot conversations, one walk.
+        sql.conversations.warm = nil
+        sql.conversations.cool = nil
+        sql.conversations.mostRecentFirst.parts = []
         sql.messages.inserts = inserts("messages", ["uid", "conversation_id", "content", "from_me", "sent_at", "sender"])
         sql.messages.keepDeletedIDs = nil  // ids from a sequence never come back
         // The whole store's newest seq (kept by a trigger): a role numbers its changes after

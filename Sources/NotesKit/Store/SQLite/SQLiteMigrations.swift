@@ -153,6 +153,9 @@ enum SQLiteSchema {
         // in `Feed.swift`). Nothing to change in the file; recorded so that an older NotesKit,
         // which would number its changes over the run's, refuses the store.
         Migration(name: "0010_lazy_sends", sql: ""),
+        // A send to a conversation written to lately writes no index page: only the cold
+        // conversations are in the index of activity (see `HotConversations.swift`).
+        Migration(name: HotConversations.migrationName, sql: "", then: HotConversations.migrate),
     ]
 
     static func configure(_ db: Connection, inMemory: Bool, readOnly: Bool, durability: Durability) throws {

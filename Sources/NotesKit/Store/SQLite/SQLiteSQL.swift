@@ -70,14 +70,17 @@ extension StoreSQL {
                         activity_seq = CASE WHEN last_activity_at <= ?1 THEN ?2 ELSE activity_seq END,
                         last_activity_at = max(last_activity_at, ?1) WHERE id = ?3
                     """,
+                warm: HotConversations.warm,
+                cool: HotConversations.cool,
                 removeMessages: "UPDATE conversations SET message_count = message_count - ? WHERE id = ?",
                 messageCount: "SELECT message_count FROM conversations WHERE id = ?",
                 messageTotal: "SELECT coalesce(sum(message_count), 0) FROM conversations",
                 messagesOf: "SELECT id, uid, content FROM messages WHERE conversation_id = ? ORDER BY sent_at, id",
                 delete: "DELETE FROM conversations WHERE id = ?",
-                // By the index (last_activity_at, activity_seq).
+                // The hot conversations (at most `HotConversations.bound`, sorted) merged with the
+                // cold ones by their index (last_activity_at, activity_seq) WHERE hot = 0.
                 mostRecentFirst: Keyset(select: "SELECT \(conversation), activity_seq FROM conversations", key: "last_activity_at",
-                                        id: "activity_seq")
+                                        id: "activity_seq", parts: ["hot = 1", "hot = 0"])
             ),
             messages: Messages(
                 byID: "SELECT \(message) FROM messages WHERE id = ?",

@@ -79,47 +79,6 @@ def _pointers(address: int, n: int) -> Tuple[int, ...]:
     return tuple(MEMORY[address:address + 8 * n].cast("Q").tolist())
 
 
-# The library's format strings and field names are made once and never freed (see
-# ArrowExport.swift), so a field is known by the addresses of its format and name (and its flags
-# and children's): a schema is decoded once per such key, then found in ``_schemas``.
-_head = struct.Struct("<2Q8x2qQ").unpack_from   # format, name, flags, n_children, children
-_schemas: Dict[Tuple[Any, ...], Field] = {}
-
-
-def _schema_key(address: int) -> Tuple[Any, ...]:
-    fmt, name, flags, n_children, children = _head(MEMORY, address)
-    if n_children == 0:
-        return (fmt, name, flags)
-    return (fmt, name, flags, tuple([_schema_key(child) for child in _pointers(children, n_children)]))
-
-
-def _decode_schema(address: int) -> Field:
-    fmt, name, flags, n_children, children = _head(MEMORY, address)
-    kids = tuple(_decode_schema(child) for child in _pointers(children, n_children))
-    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
-
-
-def read_schema(address: int) -> Field:
-    """The schema at ``address`` (not released)."""
-    (release_fn,) = _unpack_pointer(MEMORY, address + _RELEASE_AT_SCHEMA)
-    if not release_fn:
-        raise InternalError("the Arrow schema was already released")
-    # A batch's fields are leaves mostly: its key is read flat (one unpack per field, no call per
-    # field); the children of a field with children (the spans' lists) are keyed after them, as
-    # _schema_key keys them.
-    fmt, name, flags, n_children, children = _head(MEMORY, address)
-    heads = [_head(MEMORY, child) for child in _pointers(children, n_children)]
-    if [h for h in heads if h[3]]:  # (a children's array is allocated per schema: keyed by what it holds)
-        key = (fmt, name, flags, *[h[:4] if h[3] else h for h in heads],
-               *[_schema_key(child) for h in heads if h[3] for child in _pointers(h[4], h[3])])
-    else:
-        key = (fmt, name, flags, *heads)
-    field = _schemas.get(key)
-    if field is None:
-        field = _schemas[key] = _decode_schema(address)
-    return field
-
-
 def _bits(address: int, offset: int, n: int) -> str:
     """Bits ``offset ..< offset + n`` of a bitmap as a string of '0' and '1', lowest bit first."""
     nbytes = (offset + n + 7) // 8
@@ -154,73 +113,159 @@ def _strings(data: bytes, o: List[int]) -> List[str]:
     return [data[a:b].decode("utf-8", "replace") for a, b in zip(o, o[1:])]
 
 
-def _text_by_code_points(start: int, end: int, at: int, n: int) -> Optional[List[str]]:
-    """The ``n`` texts of a string column whose UTF-8 is at ``start ..< end``, decoded at once and
-    sliced by the ``n + 1`` code-point offsets at ``at``; None when the bytes are not UTF-8 (a
-    damaged file: the caller decodes row by row, with U+FFFD)."""
-    c = _numbers("i", 4, at, n + 1)
+# ---- Decoding a batch by its schema's plan ----------------------------------------------------
+# The library's schemas are made once and kept for the life of the process, and a batch's buffer
+# lists follow each other from its struct's own (include/noteskit.h, "Records"): a schema is known
+# by the address of its children list, decoded once into a plan (a reader per column, chosen by
+# its format), and a batch's buffers are all read by one unpack. A reader takes the rows, the
+# buffer addresses and where its column's start (its validity bitmap, then its other buffers).
+
+Reader = Callable[[int, Tuple[int, ...], int], List[Any]]
+
+
+def _int64s(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    return _numbers("q", 8, b[s + 1], n)
+
+
+def _int32s(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    return _numbers("i", 4, b[s + 1], n)
+
+
+def _bools(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    return [*map(_ONE, _bits(b[s + 1], 0, n))]
+
+
+def _texts(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    o = _numbers("i", 4, b[s + 1], n + 1)
+    data = b[s + 2]
+    return _strings(MEMORY[data + o[0]:data + o[-1]].tobytes(), o)
+
+
+def _large_texts(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    o = _numbers("q", 8, b[s + 1], n + 1)
+    data = b[s + 2]
+    return _strings(MEMORY[data + o[0]:data + o[-1]].tobytes(), o)
+
+
+def _texts_by_code_points(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    """A call's string column: its ``n + 1`` byte offsets go on with ``n + 1`` code-point offsets,
+    read by one unpack; the text is decoded at once and sliced by the code points (row by row,
+    with U+FFFD, when its bytes are not UTF-8: a damaged file)."""
+    o = _numbers("i", 4, b[s + 1], 2 * n + 2)
+    data = b[s + 2]
+    start, end = data + o[0], data + o[n]
+    c = o[n + 1:]
     try:
         text = _utf_8_decode(MEMORY[start:end])[0]
     except UnicodeDecodeError:
-        return None
+        return _strings(MEMORY[start:end].tobytes(), o[:n + 1])
     if len(text) != c[-1] - c[0]:
-        return None
-    return [text[a:b] for a, b in zip(c, c[1:])]
+        return _strings(MEMORY[start:end].tobytes(), o[:n + 1])
+    return [text[x:y] for x, y in zip(c, c[1:])]
 
 
-def _column(address: int, field: Field, code_points: bool = False) -> List[Any]:
-    length, null_count, offset, n_buffers, n_children, buffers, children, _d, _r, _p = _unpack_array(MEMORY, address)
-    if length == 0:
-        return []
-    buf = _pointers(buffers, n_buffers)
-    if null_count == length and buf[0]:  # every row null (a page of messages without senders)
-        return [None] * length
-    fmt = field.format
-    if fmt == "l" or fmt.startswith("ts"):
-        values: List[Any] = _numbers("q", 8, buf[1] + 8 * offset, length)
-    elif fmt == "i":
-        values = _numbers("i", 4, buf[1] + 4 * offset, length)
-    elif fmt == "b":
-        values = list(map(_ONE, _bits(buf[1], offset, length)))
-    elif fmt in ("u", "U"):
-        o = (_numbers("i", 4, buf[1] + 4 * offset, length + 1) if fmt == "u" else
-             _numbers("q", 8, buf[1] + 8 * offset, length + 1))
-        start, end = buf[2] + o[0], buf[2] + o[-1]
-        texts = (_text_by_code_points(start, end, buf[1] + 4 * (length + 1), length)
-                 if code_points and fmt == "u" and not offset else None)
-        values = texts if texts is not None else _strings(MEMORY[start:end].tobytes(), o)
-    elif fmt == "+l":
-        o = _numbers("i", 4, buf[1] + 4 * offset, length + 1)
-        (child,) = _pointers(children, n_children)
-        items = _column(child, field.children[0]) if o[-1] > o[0] else []
-        base = o[0]
-        if base:
-            o = [x - base for x in o]
-        # The library's only lists are match spans, flat start, end pairs: paired once for the column.
-        flat = iter(items)
-        pairs = list(zip(flat, flat))
-        values = [pairs[a >> 1:b >> 1] for a, b in zip(o, o[1:])]
-    else:
-        raise InternalError(f"unexpected Arrow format {fmt!r} in column {field.name!r}")
-    if null_count and buf[0]:
-        values = [v if bit == "1" else None for v, bit in zip(values, _bits(buf[0], offset, length))]
-    return values
+def _spans(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+    """list<int32>, the library's match spans (flat start, end pairs): lists of (start, end) tuples,
+    paired once for the column. The item child's buffers follow the list's."""
+    o = _numbers("i", 4, b[s + 1], n + 1)
+    base = o[0]
+    flat = iter(_numbers("i", 4, b[s + 3] + 4 * base, o[-1] - base) if o[-1] > base else ())
+    if base:
+        o = [x - base for x in o]
+    pairs = list(zip(flat, flat))
+    return [pairs[x >> 1:y >> 1] for x, y in zip(o, o[1:])]
 
 
-def read_batch(array: int, schema: Field, code_points: bool = False) -> Dict[str, List[Any]]:
+def _nullable(read: Reader) -> Reader:
+    """``read`` for a nullable column: rows whose validity bit is 0 are None."""
+    def nullable(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
+        if not b[s]:
+            return read(n, b, s)
+        bits = _bits(b[s], 0, n)
+        if "1" not in bits:  # every row null (a page of messages without senders)
+            return [None] * n
+        return [v if bit == "1" else None for v, bit in zip(read(n, b, s), bits)]
+    return nullable
+
+
+# format: (buffers, the reader of a stream's batch, the reader of a call's batch)
+_READERS: Dict[str, Tuple[int, Reader, Reader]] = {
+    "l": (2, _int64s, _int64s), "tsm:UTC": (2, _int64s, _int64s), "i": (2, _int32s, _int32s), "b": (2, _bools, _bools),
+    "u": (3, _texts, _texts_by_code_points), "U": (3, _large_texts, _large_texts), "+l": (4, _spans, _spans),
+}
+
+
+class Schema:
+    """A schema the library handed out, decoded once: its fields, and how a batch of it is read."""
+    __slots__ = ("field", "names", "width", "buffers", "readers", "call_readers")
+
+    def __init__(self, field: Field) -> None:
+        self.field = field
+        self.names = tuple(f.name for f in field.children)
+        self.width = len(field.children)
+        starts: List[int] = []
+        readers: List[Reader] = []
+        call_readers: List[Reader] = []
+        at = 1  # (the struct's own validity comes first)
+        for f in field.children:
+            fmt = f.format if not f.format.startswith("ts") else "tsm:UTC"
+            if fmt not in _READERS or (fmt == "+l" and [c.format for c in f.children] != ["i"]):
+                raise InternalError(f"unexpected Arrow format {f.format!r} in column {f.name!r}")
+            count, read, call_read = _READERS[fmt]
+            if f.nullable:
+                read, call_read = _nullable(read), _nullable(call_read)
+            starts.append(at)
+            readers.append(read)
+            call_readers.append(call_read)
+            at += count
+        self.buffers = struct.Struct(f"<{at}Q").unpack_from
+        self.readers = tuple(zip(readers, starts))
+        self.call_readers = tuple(zip(call_readers, starts))
+
+    @property
+    def children(self) -> Tuple[Field, ...]:
+        return self.field.children
+
+
+def _decode_schema(address: int) -> Field:
+    fmt, name, flags, n_children, children = _head(MEMORY, address)
+    kids = tuple(_decode_schema(child) for child in _pointers(children, n_children))
+    return Field(string_at(name).decode() if name else "", string_at(fmt).decode(), bool(flags & 2), kids)
+
+
+_head = struct.Struct("<2Q8x2qQ").unpack_from   # format, name, flags, n_children, children
+_root = struct.Struct("<32xqQ8xQ").unpack_from  # n_children, children, release
+_schemas: Dict[int, Schema] = {}
+
+
+def read_schema(address: int) -> Schema:
+    """The schema at ``address`` (not released), found by the address of its children list."""
+    n_children, children, release_fn = _root(MEMORY, address)
+    if not release_fn:
+        raise InternalError("the Arrow schema was already released")
+    schema = _schemas.get(children) if n_children else None
+    if schema is None:
+        schema = Schema(_decode_schema(address))
+        if n_children:
+            _schemas[children] = schema
+    return schema
+
+
+def read_batch(array: int, schema: Schema, code_points: bool = False) -> Dict[str, List[Any]]:
     """The columns of the record batch (a struct array) at ``array``, by name, as Python lists
     (times as int milliseconds; list<int32>, the match spans' flat start, end pairs, as lists of
     ``(start, end)`` tuples). The array is not released. ``code_points``: the batch was handed out
     by a call (not a stream), so its ``string`` columns' offsets go on with code-point offsets
     (``include/noteskit.h``, "Records"): each column's text is decoded at once and sliced by them."""
-    length, _nulls, _offset, _nb, n_children, _buffers, children, _d, release_fn, _p = _unpack_array(MEMORY, array)
+    length, _nulls, _offset, _nb, n_children, buffers, _c, _d, release_fn, _p = _unpack_array(MEMORY, array)
     if not release_fn:
         raise InternalError("the Arrow array was already released")
-    if n_children != len(schema.children):
-        raise InternalError(f"a batch of {n_children} columns does not match its schema of {len(schema.children)}")
+    if n_children != schema.width:
+        raise InternalError(f"a batch of {n_children} columns does not match its schema of {schema.width}")
     if not length:
-        return {field.name: [] for field in schema.children}
-    return {field.name: _column(child, field, code_points) for child, field in zip(_pointers(children, n_children), schema.children)}
+        return {name: [] for name in schema.names}
+    b = schema.buffers(MEMORY, buffers)
+    return dict(zip(schema.names, [read(length, b, s) for read, s in (schema.call_readers if code_points else schema.readers)]))
 
 
 #: The bytes of the buffer a packed row is written into when it fits (``nk_article_get``).
