@@ -47,7 +47,7 @@ extension WriteContext {
     }
 
     /// Inserts `count` rows with the backend's `sql` (see ``StoreSQL/RowInserts``), `sql.many.rows`
-    /// rows per statement; `bind(statement, firstParameter, row)` binds row `row`'s values from
+    /// rows per statement (one, `sql.lone`, outside a bulk write when `sql.manyOnlyInBulk`); `bind(statement, firstParameter, row)` binds row `row`'s values from
     /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of
     /// the same call has) is not written.
     ///
@@ -57,7 +57,8 @@ extension WriteContext {
     func insertRows(count: Int, _ sql: StoreSQL.RowInserts, bind: (Statement, Int32, Int) -> Void,
                     uid: (Int) -> String) throws -> [Int64?] {
         var ids = [Int64?](repeating: nil, count: count)
-        let perStatement = sql.many.rows
+        let batch = sql.manyOnlyInBulk && !bulk ? sql.lone : sql.many
+        let perStatement = batch.rows
         // Every id above `floor` is a row of this call (nil until a chunk needs it).
         var floor: Int64?
         // True while the table's highest id is below ids given out before (deleted since): rows
@@ -72,7 +73,7 @@ extension WriteContext {
                 made.rewind()
                 return made
             }
-            let made = try prepare(whole ? sql.many.sql : sql.one)
+            let made = try prepare(whole ? batch.sql : sql.one)
             if whole { many = made } else { one = made }
             return made
         }

@@ -229,7 +229,7 @@ public final class Store: Sendable {
                 if isReadOnly { throw NotesError(.readOnly, "the store was opened read-only; open it without \(option: "readOnly", true) to change it") }
                 func transaction() throws -> (T, WriteContext.Committed) {
                     try connection.transaction {
-                        let context = WriteContext(connection: connection, sends: sends)
+                        let context = WriteContext(connection: connection, bulk: bulk, sends: sends)
                         try context.feed.closeLazyRun(context)
                         let result = try body(context)
                         try context.beforeCommit()
@@ -320,9 +320,12 @@ final class WriteContext {
     /// (``insertRecords(_:_:announce:bind:)``): observers that finish work by size (the search
     /// index's mid-transaction fold) wait for the call's last chunk, as when it announced at once.
     var moreRowsComing = false
+    /// Whether this is a bulk write (see ``Store/write(bulk:sends:_:)``).
+    let bulk: Bool
 
-    init(connection: Connection, sends: Bool = false) {
+    init(connection: Connection, bulk: Bool = false, sends: Bool = false) {
         self.connection = connection
+        self.bulk = bulk
         feed = FeedRecorder(lazy: sends && connection.sql.feed.lazy != nil)
         observers = [feed] + WriteContext.makeObservers()
     }

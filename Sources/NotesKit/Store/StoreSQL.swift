@@ -97,6 +97,12 @@ struct StoreSQL: Sendable {
         var one: String
         /// The same for `many.rows` rows at once, numbered after the table's highest id.
         var many: MultiRow
+        /// The same for one row (``many`` of one row), for writes that do not run ``many``.
+        var lone: MultiRow
+        /// Whether ``many`` runs only in a bulk write, other writes inserting with ``lone``: on
+        /// SQLite a statement of many rows that could fail a constraint half-way keeps a statement
+        /// journal, which a bulk write keeps in memory and another write could spill to a file.
+        var manyOnlyInBulk: Bool
         /// Parameters a row.
         var perRow: Int
         /// Returns: 0 the highest id of the table, 0 when it is empty.
@@ -110,12 +116,15 @@ struct StoreSQL: Sendable {
         /// The statements of `table`'s `columns` in a backend's words: `row(k)` is row k's
         /// `(…)` of placeholders, `tail` the conflict clause (and what it returns); with `floor`,
         /// ``one`` numbers its row above it. `rows` rows a statement (``many``).
-        init(table: String, columns: [String], row: (Int) -> String, tail: String, floor: String? = nil, rows: Int = 64) {
+        init(table: String, columns: [String], row: (Int) -> String, tail: String, floor: String? = nil, rows: Int = 64,
+             manyOnlyInBulk: Bool = false) {
             let names = columns.joined(separator: ", ")
             let head = "INSERT INTO \(table)(\(names)) VALUES "
             let numbered = floor.map { "INSERT INTO \(table)(id, \(names)) VALUES ((\($0)) + 1, " + row(0).dropFirst() }
             one = (numbered ?? head + row(0)) + tail
             many = MultiRow(sql: head + (0..<rows).map(row).joined(separator: ", ") + tail, rows: rows)
+            lone = MultiRow(sql: head + row(0) + tail, rows: 1)
+            self.manyOnlyInBulk = manyOnlyInBulk
             perRow = columns.count
             maxID = "SELECT coalesce(max(id), 0) FROM \(table)"
             idFloor = floor
