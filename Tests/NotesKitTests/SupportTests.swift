@@ -39,6 +39,11 @@ struct SupportTests {
             #expect(bytes.withUnsafeBufferPointer { UTF8.codePoints(in: $0) } == text.unicodeScalars.count)
         }
         #expect(UTF8.codePoints(in: UnsafeBufferPointer(start: nil, count: 0)) == 0)
+        // Longer than 255 blocks of 16 bytes, the most a byte lane counts before it is summed:
+        // continuation bytes only (every lane full), and text.
+        for bytes in [[UInt8](repeating: 0x80, count: 255 * 16 * 2 + 23), Array(String(repeating: "字é a", count: 1_500).utf8)] {
+            #expect(bytes.withUnsafeBufferPointer { UTF8.codePoints(in: $0) } == bytes.filter { $0 & 0xC0 != 0x80 }.count)
+        }
     }
 
     @Test("ISO-8601 text round-trips to the millisecond", arguments: [

@@ -17,7 +17,8 @@ public final class ByteBuffer {
     @exclusivity(unchecked) public private(set) var count = 0
     @exclusivity(unchecked) private var capacity = 0
     /// Set when memory ran out: appends are dropped from then on and the producer reports it.
-    public private(set) var failed = false
+    /// (Read for each of a page's 21 buffers when it is finished and again when it is recycled.)
+    @exclusivity(unchecked) public private(set) var failed = false
 
     public init(capacity: Int = 0) { if capacity > 0 { _ = grow(to: capacity) } }
 
@@ -331,7 +332,7 @@ public final class ColumnBatch {
     public let columns: [Column]
     @exclusivity(unchecked) public private(set) var count = 0
     /// The pool this batch goes back to once its columns were handed over (``BatchPool/recycle(_:)``).
-    fileprivate var pool: BatchPool?
+    @exclusivity(unchecked) fileprivate var pool: BatchPool?
 
     public init(_ columns: [Column]) { self.columns = columns }
 

@@ -86,7 +86,7 @@ struct ArticleSearchTarget: SearchTarget {
 
     func position(_ stmt: Statement) -> CursorCodec.Position { .init(key: stmt.int64(4), id: stmt.int64(0)) }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { ArticleStore.appendRow(stmt, batch) }
+    static func appender(_ batch: ColumnBatch) -> ArticleStore.Appender { ArticleStore.Appender(batch) }
 
     func hitBatch() -> ColumnBatch {
         var columns = ArticleStore.batch().columns

@@ -90,7 +90,7 @@ struct MessageSearchTarget: SearchTarget {
 
     func position(_ stmt: Statement) -> CursorCodec.Position { .init(key: stmt.int64(5), id: stmt.int64(0)) }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { MessageStore.appendRow(stmt, batch) }
+    static func appender(_ batch: ColumnBatch) -> MessageStore.Appender { MessageStore.Appender(batch) }
 
     func hitBatch() -> ColumnBatch { ColumnBatch(MessageStore.batch().columns + [Column("content_spans", .int32List)]) }
 

@@ -28,8 +28,9 @@ protocol SearchTarget {
     func record(from stmt: Statement) -> Record
     /// The position of the row `stmt` is on (a ``walk`` row or a ``row(_:_:)``).
     func position(_ stmt: Statement) -> CursorCodec.Position
-    /// Appends the row `stmt` is on (the record's columns) to a batch of ``hitBatch()``'s columns.
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch)
+    associatedtype Appender: RowAppender
+    /// Appends the rows (the record's columns) to a batch of ``hitBatch()``'s columns.
+    static func appender(_ batch: ColumnBatch) -> Appender
     /// An empty batch of the record's columns, then one `list<int32>` span column per field
     /// searched (in ``fields`` order).
     func hitBatch() -> ColumnBatch
@@ -101,6 +102,8 @@ struct BatchSink<Target: SearchTarget>: SearchSink {
     let batch: ColumnBatch
     let rows: Int
     private let spanColumns: [Column]
+    /// Made once (an appender made for each row retains and releases every column).
+    private let appender: Target.Appender
     private(set) var positions: [CursorCodec.Position] = []
     private let target: Target
     var count: Int { positions.count }
@@ -111,12 +114,13 @@ struct BatchSink<Target: SearchTarget>: SearchSink {
         batch = target.hitBatch()
         batch.reserve(rows: min(rows, 1_024))
         spanColumns = Array(batch.columns.suffix(target.fields.count))
+        appender = Target.appender(batch)
     }
 
     mutating func add(_ stmt: Statement, _ ranges: [[Range<Int>]]) {
         positions.append(target.position(stmt))
         guard batch.count < rows else { return }
-        Target.appendRow(stmt, batch)
+        appender.append(stmt)
         for (column, spans) in zip(spanColumns, ranges) { column.append(pairs: spans) }
         batch.endRow()
     }

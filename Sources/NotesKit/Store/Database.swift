@@ -124,6 +124,9 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) private var recent: [Statement] = []
     @exclusivity(unchecked) private var recentNext = 0
     static let recentCount = 8
+    /// The SQL text of each keyset walk's shape run on this connection (``Keyset/Shape``): a few
+    /// dozen shapes at most, each made once.
+    @exclusivity(unchecked) private var keysetTexts: [Keyset.Shape: String] = [:]
 
     init(_ database: any DatabaseConnection) {
         self.database = database
@@ -134,6 +137,7 @@ final class Connection: @unchecked Sendable {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        keysetTexts.removeAll()
         recentSQL.removeAll()
         recent.removeAll()
         database.close()
@@ -148,6 +152,15 @@ final class Connection: @unchecked Sendable {
     func executeOften(_ sql: String) throws {
         guard database is SQLiteConnection else { return try execute(sql) }
         try prepare(sql).run()
+    }
+
+    /// The SQL text of a keyset walk's `shape`, made on its first use; the same string every time,
+    /// so that ``prepare(_:)`` finds its statement by the string's storage.
+    func keysetText(_ shape: Keyset.Shape) -> String {
+        if let text = keysetTexts[shape] { return text }
+        let text = shape.sql(idIn: sql.articleIndex.idIn)
+        keysetTexts[shape] = text
+        return text
     }
 
     /// A prepared statement for `sql`, reset and with its bindings cleared, cached for reuse.

@@ -62,7 +62,7 @@ struct Keyset: Sendable {
         ascending ? (a.key, a.id) < (b.key, b.id) : (a.key, a.id) > (b.key, b.id)
     }
 
-    private enum Seek { case all, sameKey, beyond, rowid }
+    fileprivate enum Seek: UInt8 { case all, sameKey, beyond, rowid }
 
     /// The walk's rows from the start, in rowid order instead (`id` descending, or ascending when
     /// the walk is), in the same range: the walk's own order when the table's ids follow its keys,
@@ -114,47 +114,92 @@ struct Keyset: Sendable {
         return out
     }
 
+    /// What a statement's SQL text depends on, and nothing else: the text is made once per shape
+    /// and connection (``Connection/keysetText(_:_:)``), not again on every page (about 13 000
+    /// instructions a page, twice that a search, callgrind), and the statement cache then finds it
+    /// by the same string storage.
+    struct Shape: Hashable {
+        let select, key, id: String
+        let filters: [String]
+        let textFilter: String?
+        let condition: String?
+        let parts: [String]
+        /// The seek, the order, which of range, ids, limit, offset and window are given.
+        let flags: UInt16
+
+        fileprivate init(_ walk: Keyset, _ seek: Seek, limit: Bool, offset: Bool, window: Bool, condition: String?) {
+            select = walk.select
+            key = walk.key
+            id = walk.id
+            filters = walk.filters
+            textFilter = walk.textFilter?.sql
+            self.condition = condition
+            parts = walk.parts
+            func bit(_ on: Bool, _ n: UInt16) -> UInt16 { on ? 4 << n : 0 }
+            flags = UInt16(seek.rawValue) | bit(walk.ascending, 0) | bit(walk.range.since != nil, 1) | bit(walk.range.until != nil, 2)
+                | bit(walk.ids != nil, 3) | bit(limit, 4) | bit(offset, 5) | bit(window, 6)
+        }
+
+        /// Hashes the few numbers that tell shapes apart (equality compares every field): hashing
+        /// every text again would cost much of what the cache saves.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(flags)
+            hasher.combine(select.utf8.count)
+            hasher.combine(filters.count)
+            hasher.combine(condition?.utf8.count ?? -1)
+        }
+
+        private var seek: Seek { Seek(rawValue: UInt8(flags & 3))! }
+        private func has(_ bit: Int) -> Bool { flags & (4 << bit) != 0 }
+
+        /// The statement's text; `idIn` is the backend's ``StoreSQL/SearchTables/idIn``.
+        func sql(idIn: String) -> String {
+            let ascending = has(0), since = has(1), until = has(2), ids = has(3), limit = has(4), offset = has(5), window = has(6)
+            let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
+            var conditions = (condition.map { [$0] } ?? []) + filters
+            if ids { conditions.append(id + idIn) }
+            if since { conditions.append("\(key) >= ?") }
+            if until { conditions.append("\(key) < ?") }
+            let orderBy: String
+            switch seek {
+            case .all:
+                orderBy = "\(key) \(order), \(id) \(order)"
+            case .sameKey:
+                conditions += ["\(key) = ?", "\(id) \(beyond) ?"]
+                orderBy = "\(id) \(order)"
+            case .beyond:
+                conditions.append("\(key) \(beyond) ?")
+                orderBy = "\(key) \(order), \(id) \(order)"
+            case .rowid:
+                orderBy = "\(id) \(order)"
+            }
+            let filter = textFilter.map { "(\($0))" }
+            if let filter, !window { conditions.append(filter) }
+            func whereSQL(_ conditions: [String]) -> String {
+                conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            }
+            var sql: String
+            if parts.isEmpty {
+                sql = "\(select)\(whereSQL(conditions)) ORDER BY \(orderBy)"
+            } else {
+                precondition(!ids && textFilter == nil && seek != .rowid, "a walk in parts has no ids, text filter or rowid order")
+                sql = parts.map { "\(select)\(whereSQL([$0] + conditions))" }.joined(separator: " UNION ALL ") + " ORDER BY \(orderBy)"
+            }
+            if let filter, window, let from = select.firstRange(of: " FROM ") {
+                // The walk's window with the filter's verdict, numbered as it comes, then filtered
+                // (each step streams: the server stops reading once `limit` rows are sent).
+                let walk = select[..<from.lowerBound] + ", \(filter) AS walk_hit" + select[from.lowerBound...]
+                sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL(conditions)) ORDER BY \(orderBy) LIMIT ?) w) n "
+                    + "WHERE walk_hit OR walk_row = ?"
+            }
+            return sql + "\(limit ? " LIMIT ?" : "")\(offset ? " OFFSET ?" : "")"
+        }
+    }
+
     private func statement(_ db: Connection, _ seek: Seek, _ position: CursorCodec.Position?, limit: Int?,
                            offset: Int? = nil, window: Int? = nil, condition: String? = nil) throws -> Statement {
-        let order = ascending ? "ASC" : "DESC", beyond = ascending ? ">" : "<"
-        var conditions = (condition.map { [$0] } ?? []) + filters
-        if ids != nil { conditions.append(id + db.sql.articleIndex.idIn) }
-        if range.since != nil { conditions.append("\(key) >= ?") }
-        if range.until != nil { conditions.append("\(key) < ?") }
-        let orderBy: String
-        switch seek {
-        case .all:
-            orderBy = "\(key) \(order), \(id) \(order)"
-        case .sameKey:
-            conditions += ["\(key) = ?", "\(id) \(beyond) ?"]
-            orderBy = "\(id) \(order)"
-        case .beyond:
-            conditions.append("\(key) \(beyond) ?")
-            orderBy = "\(key) \(order), \(id) \(order)"
-        case .rowid:
-            orderBy = "\(id) \(order)"
-        }
-        let filter = textFilter.map { "(\($0.sql))" }
-        if let filter, window == nil { conditions.append(filter) }
-        func whereSQL(_ conditions: [String]) -> String {
-            conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        }
-        var sql: String
-        if parts.isEmpty {
-            sql = "\(select)\(whereSQL(conditions)) ORDER BY \(orderBy)"
-        } else {
-            precondition(ids == nil && textFilter == nil && seek != .rowid, "a walk in parts has no ids, text filter or rowid order")
-            sql = parts.map { "\(select)\(whereSQL([$0] + conditions))" }.joined(separator: " UNION ALL ") + " ORDER BY \(orderBy)"
-        }
-        if let filter, window != nil, let from = select.firstRange(of: " FROM ") {
-            // The walk's window with the filter's verdict, numbered as it comes, then filtered
-            // (each step streams: the server stops reading once `limit` rows are sent).
-            let walk = select[..<from.lowerBound] + ", \(filter) AS walk_hit" + select[from.lowerBound...]
-            sql = "SELECT * FROM (SELECT w.*, row_number() OVER () AS walk_row FROM (\(walk)\(whereSQL(conditions)) ORDER BY \(orderBy) LIMIT ?) w) n "
-                + "WHERE walk_hit OR walk_row = ?"
-        }
-        sql += "\(limit == nil ? "" : " LIMIT ?")\(offset == nil ? "" : " OFFSET ?")"
-        let stmt = try db.prepare(sql)
+        let shape = Shape(self, seek, limit: limit != nil, offset: offset != nil, window: window != nil, condition: condition)
+        let stmt = try db.prepare(db.keysetText(shape))
         var i: Int32 = condition == nil ? 1 : 2
         func bind(_ value: Int64) {
             stmt.bind(i, value)

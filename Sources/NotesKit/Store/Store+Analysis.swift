@@ -81,10 +81,11 @@ extension Store {
         return out
     }
 
-    /// ``readMany(_:_:ids:missing:_:)`` as rows appended to `batch` by `appendRow`: a store's `getManyBatch`.
+    /// ``readMany(_:_:ids:missing:_:)`` as rows appended to `batch` by `appender` (made for
+    /// `batch`): a store's `getManyBatch`.
     func readMany(_ table: String, _ byID: KeyPath<StoreSQL, String>, ids: [Int64], missing: MissingPolicy,
-                  into batch: ColumnBatch, _ appendRow: (Statement, ColumnBatch) -> Void) throws -> ColumnBatch {
-        try readMany(table, byID, ids: ids, missing: missing) { appendRow($0, batch); batch.endRow() }
+                  into batch: ColumnBatch, _ appender: some RowAppender) throws -> ColumnBatch {
+        try readMany(table, byID, ids: ids, missing: missing) { appender.append($0); batch.endRow() }
         return batch
     }
 }
@@ -101,7 +102,8 @@ extension ArticleStore {
 
     /// ``getMany(_:missing:)`` as a batch of article columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        try store.readMany("articles", \.articles.byID, ids: ids, missing: missing, into: Self.batch(), Self.appendRow)
+        let batch = Self.batch()
+        return try store.readMany("articles", \.articles.byID, ids: ids, missing: missing, into: batch, Appender(batch))
     }
 
     /// Updates many articles in one transaction: all of them, or none. Each row is as
@@ -173,7 +175,8 @@ extension MessageStore {
 
     /// ``getMany(_:missing:)`` as a batch of message columns.
     public func getManyBatch(_ ids: [Int64], missing: MissingPolicy = .error) throws -> ColumnBatch {
-        try store.readMany("messages", \.messages.byID, ids: ids, missing: missing, into: Self.batch(), Self.appendRow)
+        let batch = Self.batch()
+        return try store.readMany("messages", \.messages.byID, ids: ids, missing: missing, into: batch, Appender(batch))
     }
 
     /// Deletes the messages with `ids` in one transaction: all of them, or (when one does not

@@ -481,8 +481,6 @@ extension ArticleStore {
                      Column("revision", .int64)])
     }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
-
     /// Appends article rows (``columns``) to a batch of ``batch()``'s columns.
     struct Appender: RowAppender {
         let id, uid, title, content, createdAt, updatedAt, revision: Column
@@ -544,8 +542,6 @@ extension MessageStore {
                      Column("sender", .string, nullable: true, bytesPerRow: 0)])
     }
 
-    static func appendRow(_ stmt: Statement, _ batch: ColumnBatch) { Appender(batch).append(stmt) }
-
     /// Appends message rows (``columns``) to a batch of ``batch()``'s columns.
     struct Appender: RowAppender {
         let id, uid, conversation, content, fromMe, sentAt, sender: Column
@@ -596,13 +592,14 @@ extension Store {
     /// The page builder of pages read straight into columns (no `String` per field): up to
     /// `limit` rows of `walk` after `position`, and a cursor of kind `kind` at the last of them
     /// when one more row exists (as ``page(_:limit:kind:position:)`` does for records).
+    /// `appender` appends to `batch`'s columns (made once a page, not once a row).
     func pageBatch(_ db: Connection, _ walk: Keyset, after position: CursorCodec.Position?, limit: Int, kind: String,
-                   batch: ColumnBatch, keyColumn: Int32, idColumn: Int32, append: (Statement, ColumnBatch) -> Void) throws -> String? {
+                   batch: ColumnBatch, keyColumn: Int32, idColumn: Int32, appender: some RowAppender) throws -> String? {
         var last: CursorCodec.Position?
         batch.reservePage(rows: limit)
         let fetched = try walk.rows(db, after: position, limit: limit + 1) { stmt -> Bool in
             guard batch.count < limit else { return true }
-            append(stmt, batch)
+            appender.append(stmt)
             batch.endRow()
             last = .init(key: stmt.int64(keyColumn), id: stmt.int64(idColumn))
             return true
@@ -623,7 +620,7 @@ extension ArticleStore {
         return try store.read { db in
             let batch = Self.pages.take()
             let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 4, idColumn: 0,
-                                           append: Self.appendRow)
+                                           appender: Appender(batch))
             return (batch, next)
         }
     }
@@ -637,7 +634,7 @@ extension ConversationStore {
         return try store.read { db in
             let batch = Self.batch()
             let next = try store.pageBatch(db, db.sql.conversations.mostRecentFirst, after: position, limit: limit, kind: Self.listKind, batch: batch,
-                                           keyColumn: 4, idColumn: 5, append: Self.appendRow)
+                                           keyColumn: 4, idColumn: 5, appender: RowByRow(batch, Self.appendRow))
             return (batch, next)
         }
     }
@@ -655,7 +652,7 @@ extension MessageStore {
         return try store.read { db in
             let batch = Self.pages.take()
             let next = try store.pageBatch(db, walk, after: position, limit: limit, kind: kind, batch: batch, keyColumn: 5, idColumn: 0,
-                                           append: Self.appendRow)
+                                           appender: Appender(batch))
             // A page with messages shows the conversation exists; only an empty one needs the check.
             if batch.count == 0 { _ = try ConversationStore.require(db, conversationId) }
             batch.reverse()
