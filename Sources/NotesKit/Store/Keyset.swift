@@ -115,7 +115,7 @@ struct Keyset: Sendable {
     }
 
     /// What a statement's SQL text depends on, and nothing else: the text is made once per shape
-    /// and connection (``Connection/keysetText(_:_:)``), not again on every page (about 13 000
+    /// and connection (``Connection/keysetText(_:)``), not again on every page (about 13 000
     /// instructions a page, twice that a search, callgrind), and the statement cache then finds it
     /// by the same string storage.
     struct Shape: Hashable {

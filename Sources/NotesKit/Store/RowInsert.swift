@@ -47,8 +47,9 @@ extension WriteContext {
     }
 
     /// Inserts `count` rows with the backend's `sql` (see ``StoreSQL/RowInserts``), `sql.many.rows`
-    /// rows per statement (one, `sql.lone`, outside a bulk write when `sql.manyOnlyInBulk`); `bind(statement, firstParameter, row)` binds row `row`'s values from
-    /// parameter `firstParameter` on. A row whose uid the table has already (or an earlier row of
+    /// rows per statement (one, `sql.lone`, outside a bulk write when `sql.manyOnlyInBulk`);
+    /// `bind(statement, firstParameter, row)` binds row `row`'s values from parameter
+    /// `firstParameter` on. A row whose uid the table has already (or an earlier row of
     /// the same call has) is not written.
     ///
     /// Returns each row's new id, or nil for a row not written. The write lock numbers one

@@ -79,11 +79,11 @@ def _pointers(address: int, n: int) -> Tuple[int, ...]:
     return tuple(MEMORY[address:address + 8 * n].cast("Q").tolist())
 
 
-def _bits(address: int, offset: int, n: int) -> str:
-    """Bits ``offset ..< offset + n`` of a bitmap as a string of '0' and '1', lowest bit first."""
-    nbytes = (offset + n + 7) // 8
+def _bits(address: int, n: int) -> str:
+    """The first ``n`` bits of a bitmap as a string of '0' and '1', lowest bit first."""
+    nbytes = (n + 7) // 8
     value = int.from_bytes(MEMORY[address:address + nbytes], "little")
-    return format(value, f"0{nbytes * 8}b")[::-1][offset:offset + n]
+    return format(value, f"0{nbytes * 8}b")[::-1][:n]
 
 
 _ONE = "1".__eq__
@@ -132,7 +132,7 @@ def _int32s(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
 
 
 def _bools(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
-    return [*map(_ONE, _bits(b[s + 1], 0, n))]
+    return [*map(_ONE, _bits(b[s + 1], n))]
 
 
 def _texts(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
@@ -181,7 +181,7 @@ def _nullable(read: Reader) -> Reader:
     def nullable(n: int, b: Tuple[int, ...], s: int) -> List[Any]:
         if not b[s]:
             return read(n, b, s)
-        bits = _bits(b[s], 0, n)
+        bits = _bits(b[s], n)
         if "1" not in bits:  # every row null (a page of messages without senders)
             return [None] * n
         return [v if bit == "1" else None for v, bit in zip(read(n, b, s), bits)]
@@ -197,10 +197,9 @@ _READERS: Dict[str, Tuple[int, Reader, Reader]] = {
 
 class Schema:
     """A schema the library handed out, decoded once: its fields, and how a batch of it is read."""
-    __slots__ = ("field", "names", "width", "buffers", "readers", "call_readers")
+    __slots__ = ("names", "width", "buffers", "readers", "call_readers")
 
     def __init__(self, field: Field) -> None:
-        self.field = field
         self.names = tuple(f.name for f in field.children)
         self.width = len(field.children)
         starts: List[int] = []
@@ -221,10 +220,6 @@ class Schema:
         self.buffers = struct.Struct(f"<{at}Q").unpack_from
         self.readers = tuple(zip(readers, starts))
         self.call_readers = tuple(zip(call_readers, starts))
-
-    @property
-    def children(self) -> Tuple[Field, ...]:
-        return self.field.children
 
 
 def _decode_schema(address: int) -> Field:
